@@ -1,0 +1,55 @@
+# Teen Patti 20-20 live-table backend. `make help` lists the targets.
+include deploy/local/defaults.env
+export TP_HOME TP_PG_PORT TP_PG_USER TP_PG_PASSWORD TP_KAFKA_PORT TP_KAFKA_CONTROLLER_PORT \
+       TP_KAFKA_VERSION TP_REDIS_PORT
+
+UV := $(shell command -v uv 2>/dev/null || echo "$(HOME)/.local/bin/uv")
+STACK := deploy/local/stack.sh
+
+.PHONY: help install up down status logs run test test-unit lint format bench bench-store bench-engine
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/' | expand -t 16
+
+install: ## install uv and the locked Python dependencies
+	@command -v uv >/dev/null 2>&1 || test -x "$(UV)" || python3 -m pip install --quiet --user uv
+	@$(UV) sync --frozen --all-groups --quiet
+
+up: ## start Kafka, Postgres and Redis as local processes (idempotent)
+	@$(STACK) up
+
+down: ## stop the local stack (data is kept under $(TP_HOME))
+	@$(STACK) down
+
+status: ## show what runs, on which port, with which pid
+	@$(STACK) status
+
+logs: ## tail the logs of the local stack
+	@$(STACK) logs
+
+run: install up ## the main job: stack, services, simulated tables and players (ARGS="--tables 5")
+	@$(UV) run python -m teenpatti.devrun $(ARGS)
+
+test: install up ## every test, against the real Postgres, Kafka and Redis
+	@$(UV) run pytest
+
+test-unit: install ## the fast tests of pure logic only
+	@$(UV) run pytest -m "not integration"
+
+lint: install ## ruff and mypy
+	@$(UV) run ruff check .
+	@$(UV) run ruff format --check .
+	@$(UV) run mypy shared/src services/*/src
+
+format: install ## format the code
+	@$(UV) run ruff format .
+	@$(UV) run ruff check --fix .
+
+bench: install up ## end-to-end benchmarks: intake, settlement, scan to result, rebuild, tables
+	@$(UV) run python benchmarks/bench_all.py $(ARGS)
+
+bench-store: install up ## event store benchmark against raw Postgres and the eventsourcing library
+	@$(UV) run python benchmarks/bench_store.py
+
+bench-engine: install ## rules engine benchmark and PAR sheet timing
+	@$(UV) run python benchmarks/bench_engine.py

@@ -1,0 +1,102 @@
+"""`make bench`: the end-to-end benchmarks, one after the other, on the local stack.
+
+    make bench                 (or: uv run python benchmarks/bench_all.py [--quick] [--only X])
+
+Runs bet intake, settlement, scan to result, rebuild and tables (each also runnable alone
+as benchmarks/bench_<name>.py), prints one table, writes bench-results/bench.json and
+rewrites the generated part of docs/benchmarks.md with the figures of this run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import json
+import platform
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+from common import Figure
+
+BENCHMARKS = ("intake", "settlement", "scan", "rebuild", "tables")
+DOC = Path("docs/benchmarks.md")
+START, END = "<!-- make bench: start -->", "<!-- make bench: end -->"
+
+
+def table(figures: list[Figure]) -> list[str]:
+    rows = [
+        "| benchmark | measure | value | raw limit (same run) | ratio | goal | met |",
+        "|---|---|---:|---|---:|---|---|",
+    ]
+    for f in figures:
+        rows.append(
+            f"| {f.benchmark} | {f.measure} | {f.value:,.1f} {f.unit} |"
+            f" {f.baseline}: {f.baseline_value:,.1f} | {f.ratio:.2f} | {f.goal} |"
+            f" {'yes' if f.met else 'no'} |"
+        )
+    return rows
+
+
+def write_doc(figures: list[Figure], when: str, quick: bool) -> None:
+    section = [
+        START,
+        f"Run of {when} ({'quick sizes' if quick else 'full sizes'}), Python"
+        f" {platform.python_version()}, on the development machine (2 cores):",
+        "",
+        *table(figures),
+        "",
+        "What bounds each (from the profiles):",
+        "",
+        *[f"- **{f.benchmark}, {f.measure}**: {f.bound_by}" for f in figures if f.bound_by],
+        END,
+    ]
+    text = DOC.read_text() if DOC.exists() else "# Benchmarks\n"
+    if START in text and END in text:
+        before, _, rest = text.partition(START)
+        _, _, after = rest.partition(END)
+        text = before + "\n".join(section) + after
+    else:
+        text = text.rstrip() + "\n\n## End to end: `make bench`\n" + "\n".join(section) + "\n"
+    DOC.write_text(text)
+
+
+def write_json(figures: list[Figure], when: str, quick: bool) -> Path:
+    out = Path("bench-results")
+    out.mkdir(exist_ok=True)
+    path = out / "bench.json"
+    body = {"when": when, "quick": quick, "figures": [f.as_dict() for f in figures]}
+    path.write_text(json.dumps(body, indent=2))
+    return path
+
+
+async def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, to check it works")
+    parser.add_argument("--only", choices=BENCHMARKS, action="append", help="run only these")
+    parser.add_argument("--no-doc", action="store_true", help="do not rewrite docs/benchmarks.md")
+    args = parser.parse_args()
+    figures: list[Figure] = []
+    failed: list[str] = []
+    for name in args.only or BENCHMARKS:
+        print(f"== {name}", file=sys.stderr, flush=True)
+        try:
+            module = importlib.import_module(f"bench_{name}")
+            figures.extend(await module.measure(args.quick))
+        except Exception as error:  # one broken benchmark must not hide the others
+            failed.append(f"{name}: {type(error).__name__}: {error}")
+            print(f"   {name} failed: {error}", file=sys.stderr)
+    print("\n".join(table(figures)))
+    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    print(f"\nwritten: {write_json(figures, when, args.quick)}")
+    if not args.no_doc and figures:
+        write_doc(figures, when, args.quick)
+        print(f"updated: {DOC}")
+    for problem in failed:
+        print(f"FAILED {problem}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))

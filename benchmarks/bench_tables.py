@@ -1,0 +1,313 @@
+"""Tables: how many tables one set of instances runs with betting windows closing on time.
+
+    uv run python benchmarks/bench_tables.py [--quick]
+
+For each step (50, 100, 200, 400, 800, 1000 tables; 20 and 50 with --quick) a fresh system
+(the four services as processes on the local stack, `fresh_system`) opens that many tables
+with a 5 s betting window and a 3 s result pause (the real game has ~20 s of betting: a
+shorter window means 2.5x the real event rate per table, so the figure is conservative).
+A simulated dealer per table watches the table's feed channel (one Redis pattern
+subscription in this process) and, once betting closes, scans six cards of a shuffled deck
+0.3 s apart through the gateway (`POST /scans`), so the table service also deals and closes
+rounds at the real pace. After `WINDOW` seconds, every round whose deadline has passed is
+measured from the table's store: lateness = `BettingClosed.occurred_at` (when the clock
+decided; the append commits right after) - `RoundOpened.betting_closes_at`; a round still
+open well past its deadline counts with its lateness so far. A step passes when the 99.9th
+percentile is within 100 ms; the steps stop at the first failure.
+
+The raw limits, measured in the same run on the same machine (one Python process, asyncio):
+- timers: how many tables' deadlines (2 per round: open + close, over one round's cycle)
+  plain asyncio tasks meet within 100 ms at p99.9;
+- raw clocks: the same, with each deadline committing one single-row INSERT (asyncpg,
+  a pool of 10) on the same Postgres: the tables a bare clock that writes could time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+import asyncpg
+from redis.asyncio import Redis
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.bench_scan import (
+    DEALER_HAND_SECONDS,
+    Studio,
+    free_port_block,
+    print_figures,
+    spawn,
+)
+from benchmarks.common import Figure, System, fresh_system, percentile
+from teenpatti.settings import InfrastructureSettings
+
+BENCHMARK = "tables"
+GOAL_TABLES = 1000
+LATE_MS = 100.0
+QUANTILE = 99.9
+BETTING_SECONDS = 5.0
+RESULT_PAUSE_SECONDS = 3.0
+CYCLE_SECONDS = BETTING_SECONDS + 6 * DEALER_HAND_SECONDS + RESULT_PAUSE_SECONDS
+
+
+@dataclass
+class Step:
+    tables: int
+    rounds: int = 0  # rounds measured (deadline passed)
+    closed: int = 0  # rounds that reached RoundClosed
+    lateness_ms: list[float] = field(default_factory=list)
+    open_seconds: float = 0.0
+    scans: int = 0
+    scan_answers: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def p999(self) -> float:
+        return percentile(self.lateness_ms, QUANTILE) if self.lateness_ms else float("inf")
+
+    @property
+    def ok(self) -> bool:
+        return self.p999 <= LATE_MS
+
+    def line(self) -> str:
+        values = self.lateness_ms or [float("nan")]
+        return (
+            f"{self.tables:>5} tables: {self.rounds:>5} rounds (closed {self.closed}),"
+            f" lateness p50 {percentile(values, 50):7.1f} p99 {percentile(values, 99):7.1f}"
+            f" p99.9 {self.p999:7.1f} max {max(values):8.1f} ms;"
+            f" opened in {self.open_seconds:.0f} s; {self.scans} scans {self.scan_answers}"
+            f" -> {'ok' if self.ok else 'LATE'}"
+        )
+
+
+# ---------------------------------------------------------------------------- the system
+async def dealers(system: System, studio: Studio, stop: asyncio.Event) -> None:
+    """One dealer per table: deal six cards whenever a table's betting closes."""
+    redis = Redis.from_url(system.settings.redis_url)
+    pubsub = redis.pubsub()
+    tasks: set[asyncio.Task[None]] = set()
+    try:
+        await pubsub.psubscribe(system.settings.topic("feed:*"))
+        while not stop.is_set():
+            message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.5)
+            if message is None:
+                continue
+            event = json.loads(message["data"])
+            if event["event_type"] == "BettingClosed":
+                spawn(tasks, _deal(studio, event["payload"]["table_id"]))
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await pubsub.aclose()  # type: ignore[no-untyped-call]
+        await redis.aclose()
+
+
+async def _deal(studio: Studio, table_id: str) -> None:
+    try:
+        await studio.deal(table_id)
+    except (OSError, RuntimeError, TimeoutError) as error:
+        print(f"  dealer of {table_id}: {error}", flush=True)
+
+
+async def lateness(system: System, margin: float) -> tuple[list[float], int, int]:
+    """Lateness (ms) of every round whose deadline passed `margin` seconds ago or earlier."""
+    connection = await asyncpg.connect(system.settings.postgres_dsn(system.databases["table"]))
+    try:
+        measured_until: datetime = await connection.fetchval(
+            "SELECT clock_timestamp() - make_interval(secs => $1)", margin
+        )
+        rows = await connection.fetch(
+            "WITH opened AS (SELECT payload->>'round_id' AS round_id,"
+            "   (payload->>'betting_closes_at')::timestamptz AS deadline"
+            "   FROM events WHERE event_type = 'RoundOpened'),"
+            " closed AS (SELECT payload->>'round_id' AS round_id, occurred_at"
+            "   FROM events WHERE event_type = 'BettingClosed')"
+            " SELECT o.deadline, c.occurred_at FROM opened o"
+            " LEFT JOIN closed c USING (round_id) WHERE o.deadline < $1",
+            measured_until,
+        )
+        closed = await connection.fetchval(
+            "SELECT count(*) FROM events WHERE event_type = 'RoundClosed'"
+        )
+    finally:
+        await connection.close()
+    samples = [
+        ((row["occurred_at"] or measured_until) - row["deadline"]).total_seconds() * 1000
+        for row in rows
+    ]
+    return samples, len(rows), int(closed)
+
+
+async def run_step(tables: int, window: float) -> Step:
+    step = Step(tables)
+    async with fresh_system(base_port=free_port_block()) as system:
+        studio = Studio.of(system, connections=128)
+        stop = asyncio.Event()
+        dealing = asyncio.create_task(dealers(system, studio, stop))
+        try:
+            started = time.monotonic()
+            await studio.open_tables(
+                [f"L{n:04d}" for n in range(tables)],
+                BETTING_SECONDS,
+                RESULT_PAUSE_SECONDS,
+                concurrency=16,
+            )
+            step.open_seconds = time.monotonic() - started
+            await asyncio.sleep(window)
+            # only deadlines at least a second old: younger ones may still be closing
+            step.lateness_ms, step.rounds, step.closed = await lateness(system, margin=1.0)
+        finally:
+            stop.set()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(dealing, 10)
+            await studio.close()
+        step.scans, step.scan_answers = studio.scans_sent, studio.scan_answers
+    return step
+
+
+# ---------------------------------------------------------------------------- raw limits
+async def timer_lateness(
+    tables: int, work: asyncpg.Pool | None = None, cycle: float = CYCLE_SECONDS
+) -> float:
+    """p99.9 lateness (ms) of `2 * tables` deadlines spread at random over one cycle, each an
+    asyncio task sleeping until it; with `work`, each deadline also commits one INSERT."""
+    rng = random.Random(tables)
+    loop = asyncio.get_running_loop()
+    go = asyncio.Event()
+    start = 0.0
+    late: list[float] = []
+
+    async def one(offset: float) -> None:
+        await go.wait()  # every task exists and is parked before the first deadline is due
+        deadline = start + offset
+        await asyncio.sleep(deadline - loop.time())
+        if work is not None:
+            await work.execute(
+                "INSERT INTO bench_clock (table_id, payload) VALUES ($1, $2::jsonb)",
+                "T1",
+                '{"event": "BettingClosed"}',
+            )
+        late.append((loop.time() - deadline) * 1000)
+
+    tasks = [asyncio.create_task(one(rng.uniform(0, cycle))) for _ in range(2 * tables)]
+    await asyncio.sleep(0.1)
+    start = loop.time() + 1.0 + len(tasks) * 50e-6  # time to wake them all
+    go.set()
+    await asyncio.gather(*tasks)
+    return percentile(late, QUANTILE)
+
+
+async def timer_capacity(label: str, steps: list[int], work: asyncpg.Pool | None = None) -> int:
+    """The largest step whose deadlines are met within 100 ms at p99.9."""
+    best = 0
+    for tables in steps:
+        p999 = await timer_lateness(tables, work)
+        print(f"  {label:<14} {tables:>7} tables: p99.9 lateness {p999:8.1f} ms", flush=True)
+        if p999 > LATE_MS:
+            break
+        best = tables
+    return best
+
+
+async def raw_clock_capacity(steps: list[int]) -> int:
+    settings = InfrastructureSettings()
+    name = f"bench_clock_{random.randrange(16**8):08x}"
+    admin = await asyncpg.connect(settings.postgres_dsn("postgres"))
+    try:
+        await admin.execute(f"CREATE DATABASE {name}")
+        pool = await asyncpg.create_pool(settings.postgres_dsn(name), min_size=10, max_size=10)
+        try:
+            await pool.execute(
+                "CREATE TABLE bench_clock (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+                " table_id text NOT NULL, payload jsonb NOT NULL,"
+                " at timestamptz NOT NULL DEFAULT now())"
+            )
+            return await timer_capacity("raw clocks", steps, pool)
+        finally:
+            await pool.close()
+    finally:
+        await admin.execute(f"DROP DATABASE IF EXISTS {name}")
+        await admin.close()
+
+
+# ------------------------------------------------------------------------------------ main
+async def measure(quick: bool) -> list[Figure]:
+    print(
+        f"raw limits: deadlines over one {CYCLE_SECONDS:g} s round cycle, 2 per table...",
+        flush=True,
+    )
+    timer_steps = [1000, 10_000, 50_000] if quick else [1000, 10_000, 50_000, 100_000]
+    timers = await timer_capacity("asyncio timers", timer_steps)
+    clock_steps = [500, 2000] if quick else [500, 1000, 2000, 4000, 8000, 16_000]
+    raw_clocks = await raw_clock_capacity(clock_steps)
+
+    table_steps = [20, 50] if quick else [50, 100, 200, 400, 800, 1000]
+    window = 25.0 if quick else 40.0
+    print(
+        f"tables: betting {BETTING_SECONDS:g} s, result pause {RESULT_PAUSE_SECONDS:g} s,"
+        f" dealer scans 6 cards {DEALER_HAND_SECONDS:g} s apart; {window:g} s per step",
+        flush=True,
+    )
+    best: Step | None = None
+    last: Step | None = None
+    for tables in table_steps:
+        last = await run_step(tables, window)
+        print("  " + last.line(), flush=True)
+        if not last.ok:
+            break
+        best = last
+    value = float(best.tables) if best else 0.0
+    conditions = (
+        f"p99.9 lateness <= 100 ms, betting {BETTING_SECONDS:g} s, pause"
+        f" {RESULT_PAUSE_SECONDS:g} s, 6 scans/round"
+    )
+    failed = (
+        f"; next step {last.tables} tables: p99.9 {last.p999:.0f} ms"
+        if last and not (last.ok)
+        else ""
+    )
+    return [
+        Figure(
+            BENCHMARK,
+            f"most tables on time ({conditions})",
+            value,
+            "tables",
+            "raw clocks: asyncio deadlines each committing a raw INSERT, same p99.9 rule",
+            float(raw_clocks),
+            "1,000 tables",
+            value >= GOAL_TABLES,
+            f"largest step passed {value:.0f}{failed}; plain asyncio timers: {timers}+",
+        ),
+        Figure(
+            BENCHMARK,
+            f"most tables on time ({conditions})",
+            value,
+            "tables",
+            "plain asyncio timers, same p99.9 rule",
+            float(timers),
+            "1,000 tables",
+            value >= GOAL_TABLES,
+            f"largest step passed {value:.0f}{failed}",
+        ),
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="20 and 50 tables, shorter runs")
+    args = parser.parse_args()
+    print_figures(asyncio.run(measure(args.quick)))
+
+
+if __name__ == "__main__":
+    main()

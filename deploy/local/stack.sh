@@ -1,0 +1,306 @@
+#!/usr/bin/env bash
+# The local stack: Apache Kafka (KRaft, single node), PostgreSQL and Redis as plain processes.
+#
+#   stack.sh up|down|status|logs [kafka|postgres|redis ...]
+#   stack.sh kill <component>     SIGKILL one component (fault tests); `up` restarts it
+#
+# Everything lives under $TP_HOME: data/, logs/, run/ (pid files and sockets), kafka/jars-*.
+# Ports and credentials come from deploy/local/defaults.env, overridable in the environment.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$ROOT"
+
+# shellcheck disable=SC1091
+eval "$(sed -nE 's/^([A-Z_]+) \?= (.*)$/: "${\1:=\2}"/p' deploy/local/defaults.env)"
+mkdir -p "$TP_HOME"
+TP_HOME="$(cd "$TP_HOME" && pwd)"
+DATA="$TP_HOME/data"
+LOGS="$TP_HOME/logs"
+RUN="$TP_HOME/run"
+JARS="$TP_HOME/kafka/jars-$TP_KAFKA_VERSION"
+DATABASES="teenpatti tp_table tp_scanner tp_settlement tp_wallet"
+ALL="postgres redis kafka"
+
+say() { printf '%s\n' "$*"; }
+fail() { printf 'stack: %s\n' "$*" >&2; exit 1; }
+
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+who_listens() {
+    command -v ss >/dev/null 2>&1 && ss -ltnpH "sport = :$1" 2>/dev/null | sed 's/.*users://' | head -1
+}
+
+refuse_busy_port() { # component port variable
+    if port_busy "$2"; then
+        fail "$1 cannot start: port $2 is already in use by another program $(who_listens "$2"). \
+Stop that program or choose another port ($3=...; see deploy/local/defaults.env)."
+    fi
+}
+
+pid_alive() { [[ -f "$1" ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
+
+wait_for() { # description seconds log command...
+    local what="$1" secs="$2" log="$3"; shift 3
+    local i
+    for ((i = 0; i < secs * 4; i++)); do
+        if "$@" >/dev/null 2>&1; then return 0; fi
+        sleep 0.25
+    done
+    fail "$what did not become ready within ${secs}s; read $log"
+}
+
+apt_install() { # package...
+    [[ "$(id -u)" == 0 ]] || fail "missing $*; install it with: sudo apt-get install -y $*"
+    say "installing $* (apt-get)"
+    # Package scripts must not start system-wide services on their default ports.
+    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d
+    {
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" ||
+            { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@"; }
+    } > "$LOGS/apt-get.log" 2>&1 || { rm -f /usr/sbin/policy-rc.d; fail "apt-get install $* failed; read $LOGS/apt-get.log"; }
+    rm -f /usr/sbin/policy-rc.d
+}
+
+# ---------------------------------------------------------------- PostgreSQL
+pg_bin() {
+    local dir
+    dir="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
+    if [[ -z "$dir" || ! -x "$dir/postgres" ]]; then
+        apt_install postgresql
+        dir="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"
+    fi
+    printf '%s' "$dir"
+}
+
+# Postgres refuses to run as root: as root it runs as the `postgres` system user.
+as_pg() {
+    if [[ "$(id -u)" == 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+pg_psql() { as_pg "$(pg_bin)/psql" -X -q -v ON_ERROR_STOP=1 -h "$RUN" -p "$TP_PG_PORT" -U postgres "$@"; }
+
+postgres_running() { as_pg "$(pg_bin)/pg_ctl" -D "$DATA/postgres" status >/dev/null 2>&1; }
+
+postgres_up() {
+    local bin log="$LOGS/postgres.log"
+    bin="$(pg_bin)"
+    if [[ -f "$DATA/postgres/PG_VERSION" ]] && postgres_running; then
+        pg_databases
+        say "postgres  already running on port $TP_PG_PORT"; return
+    fi
+    refuse_busy_port postgres "$TP_PG_PORT" TP_PG_PORT
+    if [[ "$(id -u)" == 0 ]]; then
+        chown postgres "$DATA" "$RUN" "$LOGS"
+        # the postgres user must be able to reach $TP_HOME
+        runuser -u postgres -- test -x "$TP_HOME" ||
+            fail "the postgres user cannot enter $TP_HOME; give it access (chmod o+x on its parents) or set TP_HOME"
+    fi
+    if [[ ! -f "$DATA/postgres/PG_VERSION" ]]; then
+        say "postgres  initialising $DATA/postgres"
+        as_pg "$bin/initdb" -D "$DATA/postgres" -U postgres --auth-local=trust \
+            --auth-host=scram-sha-256 -E UTF8 --locale=C.UTF-8 > "$LOGS/initdb.log" 2>&1 ||
+            fail "initdb failed; read $LOGS/initdb.log"
+        cat >> "$DATA/postgres/postgresql.conf" <<EOF
+# local stack (deploy/local/stack.sh)
+listen_addresses = '127.0.0.1'
+max_connections = 300
+shared_buffers = 512MB
+max_wal_size = 4GB
+EOF
+    fi
+    touch "$log"; [[ "$(id -u)" == 0 ]] && chown postgres "$log"
+    as_pg "$bin/pg_ctl" -D "$DATA/postgres" -l "$log" -w -t 60 \
+        -o "-p $TP_PG_PORT -k $RUN" start > /dev/null ||
+        fail "postgres did not start on port $TP_PG_PORT; read $log"
+    pg_databases
+    say "postgres  running on port $TP_PG_PORT (databases: $DATABASES)"
+}
+
+pg_databases() {
+    pg_psql -d postgres <<SQL
+SELECT 'CREATE ROLE $TP_PG_USER LOGIN CREATEDB'
+ WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$TP_PG_USER')\gexec
+ALTER ROLE $TP_PG_USER PASSWORD '$TP_PG_PASSWORD';
+SQL
+    local db
+    for db in $DATABASES; do
+        pg_psql -d postgres <<SQL
+SELECT 'CREATE DATABASE $db OWNER $TP_PG_USER'
+ WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = '$db')\gexec
+SQL
+    done
+}
+
+postgres_down() {
+    if [[ -f "$DATA/postgres/PG_VERSION" ]] && postgres_running; then
+        as_pg "$(pg_bin)/pg_ctl" -D "$DATA/postgres" -m fast -w stop > /dev/null
+        say "postgres  stopped"
+    else
+        say "postgres  not running"
+    fi
+}
+
+postgres_pid() { head -1 "$DATA/postgres/postmaster.pid" 2>/dev/null || true; }
+
+# ---------------------------------------------------------------- Redis
+redis_up() {
+    local log="$LOGS/redis.log" pidfile="$RUN/redis.pid"
+    command -v redis-server >/dev/null 2>&1 || apt_install redis-server
+    if pid_alive "$pidfile"; then say "redis     already running on port $TP_REDIS_PORT"; return; fi
+    refuse_busy_port redis "$TP_REDIS_PORT" TP_REDIS_PORT
+    mkdir -p "$DATA/redis"
+    # Redis holds only live state rebuilt from the event stores: no persistence.
+    redis-server --port "$TP_REDIS_PORT" --bind 127.0.0.1 --dir "$DATA/redis" \
+        --daemonize yes --pidfile "$pidfile" --logfile "$log" --save "" --appendonly no \
+        > /dev/null || fail "redis did not start; read $log"
+    wait_for "redis" 20 "$log" redis-cli -p "$TP_REDIS_PORT" ping
+    say "redis     running on port $TP_REDIS_PORT"
+}
+
+redis_down() { stop_pidfile redis "$RUN/redis.pid"; }
+
+# ---------------------------------------------------------------- Kafka
+kafka_jars() {
+    [[ -f "$JARS/.complete" ]] && return
+    say "kafka     fetching Apache Kafka $TP_KAFKA_VERSION from Maven Central (once)"
+    rm -rf "$JARS"
+    mvn -q -B -f deploy/kafka/pom.xml -Dkafka.version="$TP_KAFKA_VERSION" \
+        dependency:copy-dependencies -DoutputDirectory="$JARS" > "$LOGS/maven.log" 2>&1 ||
+        fail "Maven could not fetch Kafka $TP_KAFKA_VERSION; read $LOGS/maven.log"
+    touch "$JARS/.complete"
+}
+
+kafka_java() { # main-class args...
+    java -Dlog4j2.configurationFile="$ROOT/deploy/kafka/tools-log4j2.properties" \
+        -cp "$JARS/*" "$@"
+}
+
+kafka_config() {
+    cat > "$TP_HOME/kafka/server.properties" <<EOF
+# generated by deploy/local/stack.sh
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:$TP_KAFKA_CONTROLLER_PORT
+listeners=PLAINTEXT://127.0.0.1:$TP_KAFKA_PORT,CONTROLLER://127.0.0.1:$TP_KAFKA_CONTROLLER_PORT
+advertised.listeners=PLAINTEXT://127.0.0.1:$TP_KAFKA_PORT
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+log.dirs=$DATA/kafka
+num.partitions=12
+auto.create.topics.enable=false
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions=12
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
+group.initial.rebalance.delay.ms=0
+log.retention.hours=-1
+EOF
+}
+
+kafka_started() { # log offset
+    local offset="$2"
+    # the log may have rolled over since the start: then read the new file from its start
+    (($(stat -c %s "$1") < offset)) && offset=0
+    tail -c +"$((offset + 1))" "$1" 2>/dev/null | grep -q "Kafka Server started"
+}
+
+kafka_up() {
+    local log="$LOGS/kafka.log" pidfile="$RUN/kafka.pid" offset
+    if pid_alive "$pidfile"; then say "kafka     already running on port $TP_KAFKA_PORT"; return; fi
+    refuse_busy_port kafka "$TP_KAFKA_PORT" TP_KAFKA_PORT
+    refuse_busy_port "kafka controller" "$TP_KAFKA_CONTROLLER_PORT" TP_KAFKA_CONTROLLER_PORT
+    command -v java >/dev/null 2>&1 || apt_install openjdk-17-jre-headless
+    command -v mvn >/dev/null 2>&1 || apt_install maven
+    kafka_jars
+    mkdir -p "$TP_HOME/kafka"
+    kafka_config
+    if [[ ! -f "$DATA/kafka/meta.properties" ]]; then
+        kafka_java kafka.tools.StorageTool format -t "$(kafka_java kafka.tools.StorageTool random-uuid)" \
+            -c "$TP_HOME/kafka/server.properties" > "$LOGS/kafka-format.log" 2>&1 ||
+            fail "formatting the Kafka log directory failed; read $LOGS/kafka-format.log"
+    fi
+    touch "$log"
+    offset="$(stat -c %s "$log")"
+    nohup java -Xms256m -Xmx1g -XX:+UseG1GC -Djava.awt.headless=true \
+        -Dlog4j2.configurationFile="$ROOT/deploy/kafka/log4j2.properties" \
+        -Dkafka.logs.dir="$LOGS" -cp "$JARS/*" kafka.Kafka "$TP_HOME/kafka/server.properties" \
+        > "$LOGS/kafka.out" 2>&1 < /dev/null &
+    echo $! > "$pidfile"
+    local i
+    for ((i = 0; i < 240; i++)); do
+        kafka_started "$log" "$offset" && { say "kafka     running on port $TP_KAFKA_PORT"; return; }
+        pid_alive "$pidfile" || fail "kafka exited during start; read $log and $LOGS/kafka.out"
+        sleep 0.25
+    done
+    fail "kafka did not start within 60s; read $log and $LOGS/kafka.out"
+}
+
+kafka_down() { stop_pidfile kafka "$RUN/kafka.pid"; }
+
+# ---------------------------------------------------------------- common
+stop_pidfile() { # name pidfile
+    local name="$1" pidfile="$2" pid i
+    if ! pid_alive "$pidfile"; then say "$(printf '%-9s' "$name") not running"; rm -f "$pidfile"; return; fi
+    pid="$(cat "$pidfile")"
+    kill -TERM "$pid"
+    for ((i = 0; i < 120; i++)); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.25
+    done
+    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid"
+    rm -f "$pidfile"
+    say "$(printf '%-9s' "$name") stopped"
+}
+
+kill_component() {
+    case "$1" in
+        postgres) local pid; pid="$(postgres_pid)"; [[ -n "$pid" ]] && kill -KILL "$pid" ;;
+        redis | kafka) pid_alive "$RUN/$1.pid" && kill -KILL "$(cat "$RUN/$1.pid")" ;;
+        *) fail "unknown component '$1' (one of: $ALL)" ;;
+    esac
+    say "$1 killed"
+}
+
+status() {
+    local line
+    if [[ -f "$DATA/postgres/PG_VERSION" ]] && postgres_running; then
+        line="running  pid $(postgres_pid)  port $TP_PG_PORT"
+    else line="stopped"; fi
+    say "postgres  $line"
+    local c
+    for c in redis kafka; do
+        local port_var="TP_${c^^}_PORT"
+        if pid_alive "$RUN/$c.pid"; then
+            line="running  pid $(cat "$RUN/$c.pid")  port ${!port_var}"
+        else line="stopped"; fi
+        say "$(printf '%-9s' "$c") $line"
+    done
+    say "data and logs: $TP_HOME"
+}
+
+check_component() {
+    [[ " $ALL " == *" $1 "* ]] || fail "unknown component '$1' (one of: $ALL)"
+}
+
+main() {
+    local cmd="${1:-}"; shift || true
+    local components="${*:-$ALL}"
+    mkdir -p "$DATA" "$LOGS" "$RUN"
+    case "$cmd" in
+        up) for c in $components; do check_component "$c"; "${c}_up"; done ;;
+        down)
+            local reversed=""
+            for c in $components; do check_component "$c"; reversed="$c $reversed"; done
+            for c in $reversed; do "${c}_down"; done ;;
+        status) status ;;
+        logs) exec tail -n 50 -F "$LOGS"/postgres.log "$LOGS"/redis.log "$LOGS"/kafka.log ;;
+        kill) for c in $components; do kill_component "$c"; done ;;
+        *) fail "usage: stack.sh up|down|status|logs|kill [postgres|redis|kafka ...]" ;;
+    esac
+}
+
+main "$@"

@@ -1,0 +1,1 @@
+"""The scanner-gateway service."""

@@ -1,0 +1,1 @@
+"""Postgres projections and the Redis verdict broker."""

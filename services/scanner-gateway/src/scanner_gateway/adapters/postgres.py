@@ -1,0 +1,200 @@
+"""The gateway's projection tables, beside its event store in the same database.
+
+`devices`: one row per registered scanner: its table, its credential's hash, and the last
+card it read (the bounce filter's state, read and written under the row's lock, so every
+gateway instance sees the same window). `scans`: one row per read of a known device with
+its verdict once the table gives one; `GET /scans/{id}` reads it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from uuid import UUID
+
+import asyncpg
+
+from scanner_gateway.domain import Device, ScanAnswer
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS devices (
+    device_id        text PRIMARY KEY,
+    table_id         text NOT NULL,
+    credential_hash  text NOT NULL,
+    registered_at    timestamptz NOT NULL,
+    registered_by    text NOT NULL,
+    last_card        text,
+    last_scan_id     uuid,
+    last_read_at     timestamptz
+);
+CREATE TABLE IF NOT EXISTS scans (
+    scan_id       uuid PRIMARY KEY,
+    device_id     text NOT NULL,
+    table_id      text NOT NULL,
+    card          text,
+    -- pending, registered, refused (the table's verdict); rescan, duplicate, rejected
+    status        text NOT NULL,
+    reason        text,
+    detail        text,
+    position      text,
+    duplicate_of  uuid,
+    received_at   timestamptz NOT NULL,
+    decided_at    timestamptz
+);
+CREATE INDEX IF NOT EXISTS scans_by_device ON scans (device_id, received_at);
+"""
+
+_MIGRATION_LOCK = 7411102
+
+
+async def migrate(pool: asyncpg.Pool) -> None:
+    async with pool.acquire() as connection, connection.transaction():
+        await connection.execute("SELECT pg_advisory_xact_lock($1)", _MIGRATION_LOCK)
+        await connection.execute(SCHEMA)
+
+
+async def lock_stream(connection: asyncpg.Connection, stream_id: str) -> int:
+    """Hold `stream_id` for this transaction and return its version: appends to it from
+    any instance queue up here instead of failing on the expected version."""
+    await connection.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", stream_id)
+    version = await connection.fetchval(
+        "SELECT version FROM streams WHERE stream_id = $1", stream_id
+    )
+    return int(version or 0)
+
+
+async def clock(connection: asyncpg.Connection) -> datetime:
+    """The database's clock: one clock for every instance's bounce windows."""
+    now: datetime = await connection.fetchval("SELECT clock_timestamp()")
+    return now
+
+
+# -------------------------------------------------------------------------------- devices
+async def load_device(
+    connection: asyncpg.Connection, device_id: str, *, lock: bool = True
+) -> Device | None:
+    """The device; with `lock`, its row stays locked until the transaction ends."""
+    row = await connection.fetchrow(
+        "SELECT d.device_id, d.table_id, d.credential_hash, d.last_card, d.last_scan_id,"
+        "       d.last_read_at, s.status AS last_status"
+        " FROM devices d LEFT JOIN scans s ON s.scan_id = d.last_scan_id"
+        " WHERE d.device_id = $1" + (" FOR UPDATE OF d" if lock else ""),
+        device_id,
+    )
+    if row is None:
+        return None
+    return Device(
+        device_id=row["device_id"],
+        table_id=row["table_id"],
+        credential_hash=row["credential_hash"],
+        last_card=row["last_card"],
+        last_scan_id=row["last_scan_id"],
+        last_status=row["last_status"],
+        last_read_at=row["last_read_at"],
+    )
+
+
+async def save_registration(
+    connection: asyncpg.Connection, device: Device, *, actor: str, at: datetime
+) -> None:
+    await connection.execute(
+        "INSERT INTO devices (device_id, table_id, credential_hash, registered_at, registered_by)"
+        " VALUES ($1, $2, $3, $4, $5)"
+        " ON CONFLICT (device_id) DO UPDATE SET table_id = EXCLUDED.table_id,"
+        "   credential_hash = EXCLUDED.credential_hash, registered_at = EXCLUDED.registered_at,"
+        "   registered_by = EXCLUDED.registered_by,"
+        "   last_card = NULL, last_scan_id = NULL, last_read_at = NULL",
+        device.device_id,
+        device.table_id,
+        device.credential_hash,
+        at,
+        actor,
+    )
+
+
+async def save_last_read(connection: asyncpg.Connection, device: Device) -> None:
+    await connection.execute(
+        "UPDATE devices SET last_card = $2, last_scan_id = $3, last_read_at = $4"
+        " WHERE device_id = $1",
+        device.device_id,
+        device.last_card,
+        device.last_scan_id,
+        device.last_read_at,
+    )
+
+
+@dataclass(frozen=True)
+class DeviceRow:
+    device_id: str
+    table_id: str
+    registered_at: datetime
+    registered_by: str
+    last_card: str | None
+    last_read_at: datetime | None
+
+
+async def list_devices(pool: asyncpg.Pool) -> list[DeviceRow]:
+    rows = await pool.fetch(
+        "SELECT device_id, table_id, registered_at, registered_by, last_card, last_read_at"
+        " FROM devices ORDER BY device_id"
+    )
+    return [DeviceRow(**dict(row)) for row in rows]
+
+
+# ---------------------------------------------------------------------------------- scans
+@dataclass(frozen=True)
+class ScanRow:
+    scan_id: UUID
+    device_id: str
+    table_id: str
+    card: str | None
+    status: str
+    reason: str | None
+    detail: str | None
+    position: str | None
+    duplicate_of: UUID | None
+    received_at: datetime
+
+
+async def insert_scan(connection: asyncpg.Connection, row: ScanRow) -> None:
+    await connection.execute(
+        "INSERT INTO scans (scan_id, device_id, table_id, card, status, reason, detail,"
+        " position, duplicate_of, received_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+        row.scan_id,
+        row.device_id,
+        row.table_id,
+        row.card,
+        row.status,
+        row.reason,
+        row.detail,
+        row.position,
+        row.duplicate_of,
+        row.received_at,
+    )
+
+
+async def record_verdict(
+    connection: asyncpg.Connection, verdict: ScanAnswer, *, at: datetime
+) -> bool:
+    """The table's verdict on a pending scan; False if the scan is not ours or not pending
+    (the first verdict stands)."""
+    updated = await connection.fetchval(
+        "UPDATE scans SET status = $2, reason = $3, detail = $4, position = $5, decided_at = $6"
+        " WHERE scan_id = $1 AND status = 'pending' RETURNING true",
+        verdict.scan_id,
+        verdict.status,
+        verdict.reason,
+        verdict.detail,
+        verdict.position,
+        at,
+    )
+    return bool(updated)
+
+
+async def load_scan(executor: asyncpg.Pool | asyncpg.Connection, scan_id: UUID) -> ScanRow | None:
+    row = await executor.fetchrow(
+        "SELECT scan_id, device_id, table_id, card, status, reason, detail, position,"
+        " duplicate_of, received_at FROM scans WHERE scan_id = $1",
+        scan_id,
+    )
+    return None if row is None else ScanRow(**dict(row))

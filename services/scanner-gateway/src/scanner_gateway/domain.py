@@ -1,0 +1,373 @@
+"""The gateway's rules: which reads go on to the table, which are kept back, and why.
+
+Pure: no I/O; the time, the scan id and the device's state are passed in. Every read, good
+or bad, becomes exactly one event: `CardScanned` (passed on to the table) or `ScanRejected`
+(kept, with the reason). Text from outside is bounded and made printable before it is
+stored, so garbage cannot bloat or break the store.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import re
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from typing import Literal
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict
+
+from teenpatti.engine import InvalidCardError, parse_card
+from teenpatti.events.catalog import (
+    CardDealt,
+    CardRefused,
+    CardScanned,
+    DeviceRegistered,
+    ScanRejected,
+)
+from teenpatti.http import hash_key
+
+MAX_READ_CHARS = 32  # a card read is a few characters; anything longer is not a card
+MAX_BODY_BYTES = 4096  # a read request or stream message; larger is refused (413)
+MAX_RECORDED_CHARS = 64  # of a garbage read, header or id kept in an event
+MAX_DETAIL_CHARS = 300
+NO_TABLE = "-"  # the table of a read that names no valid table (cannot be a table id)
+MISSING = "(missing)"
+
+# device and table ids: what a supervisor may register; starts with a letter or digit
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$"
+_ID = re.compile(ID_PATTERN)
+
+ScanStatus = Literal["registered", "refused", "rescan", "pending"]
+RejectReason = Literal[
+    "unreadable", "duplicate_read", "unknown_device", "wrong_table", "bad_credential"
+]
+
+
+def is_valid_id(text: str | None) -> bool:
+    return text is not None and _ID.fullmatch(text) is not None
+
+
+def recordable(text: str, limit: int = MAX_RECORDED_CHARS) -> str:
+    """`text` as it may be stored: non-printable characters escaped (so NULs and lone
+    surrogates cannot reach Postgres), at most `limit` characters, and a note of the
+    original length when it was cut."""
+    head = "".join(ch if ch.isprintable() else _escape(ch) for ch in text[:limit])
+    if len(text) > limit or len(head) > limit:
+        return f"{head[:limit]}…[{len(text)} chars]"
+    return head
+
+
+def _escape(ch: str) -> str:
+    return ch.encode("unicode_escape", errors="backslashreplace").decode("ascii")
+
+
+def stream_of_device(device_id: str) -> str:
+    return f"device-{device_id}"
+
+
+def stream_of_reads(device_id: str) -> str:
+    return f"scans-{device_id}"
+
+
+def stream_of_unknown_device(device_id: str) -> str:
+    return f"unknown-device-{recordable(device_id) or MISSING}"
+
+
+# ------------------------------------------------------------------------- reading a card
+class UnreadableError(ValueError):
+    """The read is not a card; the message says why (for the dealer and the audit)."""
+
+
+def card_of_read(read: str) -> str:
+    """The read's card in canonical form (`AS`, `10H`), by the engine's rules."""
+    if len(read) > MAX_READ_CHARS:
+        raise UnreadableError(
+            f"the read is {len(read)} characters long; a card read has at most {MAX_READ_CHARS}"
+        )
+    try:
+        return str(parse_card(read))
+    except InvalidCardError as error:
+        raise UnreadableError(str(error)) from None
+
+
+@dataclass(frozen=True)
+class BodyProblem:
+    """A request that is not a read at all; answered with this problem, recorded unreadable."""
+
+    status: int
+    code: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class ParsedRead:
+    read: str | None  # None when the message held no read
+    table_id: str | None  # None: the device's own table
+    raw: str  # what arrived, bounded, for the record
+    problem: BodyProblem | None = None
+
+
+def parse_scan_body(body: bytes, *, too_large: bool = False) -> ParsedRead:
+    """A `POST /scans` body: `{"read": str, "table_id": str}`."""
+    raw = recordable(body.decode("utf-8", errors="replace"))
+    if too_large:
+        detail = f"the request body is larger than {MAX_BODY_BYTES} bytes"
+        return ParsedRead(None, None, raw, BodyProblem(413, "payload_too_large", detail))
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        return ParsedRead(None, None, raw, _invalid("the body is not JSON"))
+    return _parse_object(data, raw, table_required=True)
+
+
+def parse_stream_message(text: str) -> ParsedRead:
+    """One WebSocket message: `{"read": ..., "table_id"?: ...}`, or the bare read itself."""
+    if len(text.encode("utf-8", errors="replace")) > MAX_BODY_BYTES:
+        detail = f"the message is larger than {MAX_BODY_BYTES} bytes"
+        return ParsedRead(
+            None, None, recordable(text), BodyProblem(413, "payload_too_large", detail)
+        )
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        data = None
+    if isinstance(data, dict):
+        return _parse_object(data, recordable(text), table_required=False)
+    return ParsedRead(text, None, recordable(text))
+
+
+def parse_stream_bytes(data: bytes) -> ParsedRead:
+    """A binary WebSocket message: not a read (reads are text), but recorded like one."""
+    raw = recordable(data[: MAX_BODY_BYTES + 1].decode("utf-8", errors="replace"))
+    problem = BodyProblem(422, "text_expected", "send each read as a text message")
+    return ParsedRead(None, None, raw, problem)
+
+
+def _parse_object(data: object, raw: str, *, table_required: bool) -> ParsedRead:
+    if not isinstance(data, dict):
+        return ParsedRead(None, None, raw, _invalid("the body must be a JSON object"))
+    read, table_id = data.get("read"), data.get("table_id")
+    if not isinstance(read, str):
+        return ParsedRead(None, None, raw, _invalid("read: a string is required"))
+    if table_id is None and not table_required:
+        return ParsedRead(read, None, recordable(read))
+    if not isinstance(table_id, str):
+        return ParsedRead(None, None, raw, _invalid("table_id: a string is required"))
+    return ParsedRead(read, table_id, recordable(read))
+
+
+def _invalid(detail: str) -> BodyProblem:
+    return BodyProblem(422, "invalid_request", detail)
+
+
+# --------------------------------------------------------------------------- the devices
+@dataclass(frozen=True)
+class Device:
+    """A registered scanner, bound to one table, with what the bounce filter needs."""
+
+    device_id: str
+    table_id: str
+    credential_hash: str
+    last_card: str | None = None  # the last card read (canonical)
+    last_scan_id: UUID | None = None  # the scan that passed that card on
+    last_status: str | None = None  # that scan's verdict so far
+    last_read_at: datetime | None = None  # the last read of that card, absorbed ones too
+
+
+def credential_matches(credential: str | None, credential_hash: str) -> bool:
+    if not credential:
+        return False
+    return hmac.compare_digest(hash_key(credential), credential_hash)
+
+
+def register(
+    existing: Device | None, device_id: str, table_id: str, credential_hash: str, actor: str
+) -> tuple[DeviceRegistered, Device]:
+    """(Re-)register a device: a new credential every time, the old one stops working, and
+    the device is bound to `table_id` (which may move it to another table)."""
+    del existing  # re-registering rotates and rebinds; nothing of the old binding survives
+    event = DeviceRegistered(device_id=device_id, table_id=table_id, actor=actor)
+    return event, Device(device_id, table_id, credential_hash)
+
+
+# ----------------------------------------------------------------------- judging a read
+@dataclass(frozen=True)
+class ReadAttempt:
+    scan_id: UUID  # the id this read gets, whatever becomes of it
+    device_id: str  # as the device claimed it ("" when missing)
+    credential: str | None
+    parsed: ParsedRead
+    received_at: datetime
+
+
+@dataclass(frozen=True)
+class PassOn:
+    """A good card: `CardScanned`; the answer is the table's verdict."""
+
+    event: CardScanned
+
+
+@dataclass(frozen=True)
+class Rescan:
+    """Not a card: ask the dealer to scan again (an answer, not an error)."""
+
+    event: ScanRejected
+
+
+@dataclass(frozen=True)
+class Absorb:
+    """Scanner bounce: the same card again; the answer is the first read's verdict."""
+
+    event: ScanRejected
+    original_scan_id: UUID
+
+
+@dataclass(frozen=True)
+class Refuse:
+    """Not the device's to send (or not a read at all): answered with a problem."""
+
+    event: ScanRejected
+    status: int
+    code: str
+    detail: str
+
+
+Decision = PassOn | Rescan | Absorb | Refuse
+
+
+def is_bounce(device: Device, card: str, now: datetime, window_seconds: float) -> bool:
+    """The same card as the device's last one, within the window of its last read, and not
+    refused by the table (a refused card read again is the dealer trying again)."""
+    return (
+        device.last_card == card
+        and device.last_read_at is not None
+        and device.last_scan_id is not None
+        and device.last_status != "refused"
+        and now - device.last_read_at < timedelta(seconds=window_seconds)
+    )
+
+
+def authenticate(device: Device | None, attempt: ReadAttempt) -> Refuse | None:
+    """The device is known and the credential is its current one; else the refusal."""
+    if device is None:
+        shown = recordable(attempt.device_id) or MISSING
+        claimed = attempt.parsed.table_id
+        table_id = claimed if is_valid_id(claimed) and claimed is not None else NO_TABLE
+        detail = f"device {shown!r} is not registered"
+        event = _rejected(attempt, shown, table_id, "unknown_device", detail)
+        return Refuse(event, 401, "unknown_device", detail)
+    if not credential_matches(attempt.credential, device.credential_hash):
+        detail = (
+            "no credential was sent"
+            if not attempt.credential
+            else "the credential is not this device's current one"
+        )
+        event = _rejected(attempt, device.device_id, device.table_id, "bad_credential", detail)
+        return Refuse(event, 401, "bad_credential", detail)
+    return None
+
+
+def decide_read(device: Device | None, attempt: ReadAttempt, window_seconds: float) -> Decision:
+    refused = authenticate(device, attempt)
+    if refused is not None:
+        return refused
+    assert device is not None
+    parsed = attempt.parsed
+    if parsed.problem is not None or parsed.read is None:
+        problem = parsed.problem or _invalid("no read")
+        event = _rejected(attempt, device.device_id, device.table_id, "unreadable", problem.detail)
+        return Refuse(event, problem.status, problem.code, problem.detail)
+    if parsed.table_id is not None and parsed.table_id != device.table_id:
+        detail = (
+            f"the read names table {recordable(parsed.table_id)!r};"
+            f" device {device.device_id!r} is bound to table {device.table_id!r}"
+        )
+        event = _rejected(attempt, device.device_id, device.table_id, "wrong_table", detail)
+        return Refuse(event, 403, "wrong_table", detail)
+    try:
+        card = card_of_read(parsed.read)
+    except UnreadableError as error:
+        event = _rejected(attempt, device.device_id, device.table_id, "unreadable", str(error))
+        return Rescan(event)
+    now = attempt.received_at
+    if is_bounce(device, card, now, window_seconds):
+        assert device.last_scan_id is not None and device.last_read_at is not None
+        seconds = (now - device.last_read_at).total_seconds()
+        detail = f"{card} again {seconds:.3f}s after the last read; scan {device.last_scan_id}"
+        event = _rejected(attempt, device.device_id, device.table_id, "duplicate_read", detail)
+        return Absorb(event, device.last_scan_id)
+    return PassOn(
+        CardScanned(
+            scan_id=attempt.scan_id,
+            device_id=device.device_id,
+            table_id=device.table_id,
+            card=card,
+            raw=parsed.raw,
+            scanned_at=now,
+        )
+    )
+
+
+def _rejected(
+    attempt: ReadAttempt, device_id: str, table_id: str, reason: RejectReason, detail: str
+) -> ScanRejected:
+    return ScanRejected(
+        scan_id=attempt.scan_id,
+        device_id=device_id,
+        table_id=table_id,
+        raw=attempt.parsed.raw,
+        reason=reason,
+        detail=recordable(detail, MAX_DETAIL_CHARS),
+        scanned_at=attempt.received_at,
+    )
+
+
+def evolve(device: Device, event: CardScanned | ScanRejected) -> Device:
+    """The device after one of its reads: a passed-on card starts a new bounce window, an
+    absorbed one extends it; other rejections change nothing."""
+    if isinstance(event, CardScanned):
+        return replace(
+            device,
+            last_card=event.card,
+            last_scan_id=event.scan_id,
+            last_status="pending",
+            last_read_at=event.scanned_at,
+        )
+    if event.reason == "duplicate_read":
+        return replace(device, last_read_at=event.scanned_at)
+    return device
+
+
+# ----------------------------------------------------------------------------- verdicts
+class ScanAnswer(BaseModel):
+    """What a device is told about one read (POST /scans, the stream, GET /scans/{id})."""
+
+    model_config = ConfigDict(frozen=True)
+
+    scan_id: UUID
+    status: ScanStatus
+    reason: str | None = None  # refused: the table's reason; rescan: why it is not a card
+    detail: str | None = None
+    position: str | None = None  # registered: A1 B1 A2 B2 A3 B3
+    card: str | None = None
+    duplicate: bool = False  # absorbed as scanner bounce of `scan_id`
+
+
+def verdict_of(event: CardDealt | CardRefused) -> ScanAnswer:
+    if isinstance(event, CardDealt):
+        return ScanAnswer(
+            scan_id=event.scan_id, status="registered", position=event.position, card=event.card
+        )
+    return ScanAnswer(
+        scan_id=event.scan_id,
+        status="refused",
+        reason=event.reason,
+        detail=event.detail,
+        card=event.card,
+    )
+
+
+def rescan_answer(event: ScanRejected) -> ScanAnswer:
+    return ScanAnswer(scan_id=event.scan_id, status="rescan", reason=event.detail)

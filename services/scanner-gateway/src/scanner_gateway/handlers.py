@@ -1,0 +1,272 @@
+"""The gateway's use cases: register a device, judge a read, tell a device a verdict.
+
+Each command is one Postgres transaction: the device's row lock, the event and the
+projection rows commit together. Waiting for the table's verdict happens after the commit,
+never inside a transaction.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from uuid import UUID, uuid4
+
+import asyncpg
+
+from scanner_gateway.adapters import postgres as db
+from scanner_gateway.adapters.verdicts import VerdictBroker
+from scanner_gateway.domain import (
+    Absorb,
+    Decision,
+    Device,
+    ParsedRead,
+    PassOn,
+    ReadAttempt,
+    Refuse,
+    Rescan,
+    ScanAnswer,
+    authenticate,
+    credential_matches,
+    decide_read,
+    evolve,
+    is_valid_id,
+    register,
+    rescan_answer,
+    stream_of_device,
+    stream_of_reads,
+    stream_of_unknown_device,
+)
+from teenpatti.eventsourcing import AsyncpgEventStore
+from teenpatti.http import ProblemError, hash_key
+
+_FINAL = frozenset({"registered", "refused"})
+
+
+@dataclass(frozen=True)
+class Registration:
+    device_id: str
+    table_id: str
+    credential: str  # shown once; only its hash is kept
+    rotated: bool  # the device was registered before: its old credential no longer works
+
+
+@dataclass(frozen=True)
+class Answer:
+    """An answer to a read: HTTP 200 with a verdict, or 202 while the table has not spoken."""
+
+    http_status: int
+    body: ScanAnswer
+
+
+class Gateway:
+    def __init__(
+        self,
+        *,
+        pool: asyncpg.Pool,
+        store: AsyncpgEventStore,
+        broker: VerdictBroker,
+        duplicate_window_seconds: float,
+        verdict_timeout_seconds: float,
+    ) -> None:
+        self._pool = pool
+        self._store = store
+        self._broker = broker
+        self._window = duplicate_window_seconds
+        self._timeout = verdict_timeout_seconds
+
+    # ---------------------------------------------------------------------------- devices
+    async def register_device(self, device_id: str, table_id: str, actor: str) -> Registration:
+        credential = secrets.token_urlsafe(24)
+        stream_id = stream_of_device(device_id)
+        async with self._pool.acquire() as connection, connection.transaction():
+            version = await db.lock_stream(connection, stream_id)
+            existing = await db.load_device(connection, device_id)
+            event, device = register(existing, device_id, table_id, hash_key(credential), actor)
+            now = await db.clock(connection)
+            await self._store.append(
+                stream_id,
+                version,
+                [event],
+                table_id=table_id,
+                occurred_at=now,
+                connection=connection,
+            )
+            await db.save_registration(connection, device, actor=actor, at=now)
+        return Registration(device_id, table_id, credential, rotated=existing is not None)
+
+    async def devices(self) -> list[db.DeviceRow]:
+        return await db.list_devices(self._pool)
+
+    # ------------------------------------------------------------------------------ reads
+    async def handle_read(
+        self, device_id: str, credential: str | None, parsed: ParsedRead
+    ) -> Answer:
+        """Record the read and answer it; a read that is not the device's to send is
+        recorded, then refused with a ProblemError."""
+        scan_id = uuid4()
+        async with self._pool.acquire() as connection, connection.transaction():
+            device = await self._load_device(connection, device_id)
+            attempt = ReadAttempt(
+                scan_id, device_id, credential, parsed, await db.clock(connection)
+            )
+            decision = decide_read(device, attempt, self._window)
+            await self._record(connection, device, decision)
+        return await self._answer(decision)
+
+    async def open_stream(self, device_id: str, credential: str | None) -> None:
+        """Check a stream's device and credential when it connects; a refusal is recorded
+        (as a read of nothing) and raised as a ProblemError."""
+        async with self._pool.acquire() as connection, connection.transaction():
+            device = await self._load_device(connection, device_id)
+            now = await db.clock(connection)
+            attempt = ReadAttempt(uuid4(), device_id, credential, ParsedRead(None, None, ""), now)
+            refused = authenticate(device, attempt)
+            if refused is not None:
+                await self._record(connection, device, refused)
+        if refused is not None:
+            raise _problem(refused)
+
+    async def scan(self, device_id: str, credential: str | None, scan_id: UUID) -> Answer:
+        """A device asks again about one of its reads (after a `pending` answer)."""
+        async with self._pool.acquire() as connection:
+            device = await self._find_device(connection, device_id)
+            if device is None or not credential_matches(credential, device.credential_hash):
+                raise ProblemError(401, "unauthorized", "unknown device or bad credential")
+            row = await db.load_scan(connection, scan_id)
+            if row is None or row.device_id != device.device_id:
+                raise ProblemError(404, "unknown_scan", f"no read {scan_id} from this device")
+            duplicate = row.duplicate_of is not None
+            if duplicate:
+                assert row.duplicate_of is not None
+                original = await db.load_scan(connection, row.duplicate_of)
+                if original is None:  # the original is written in the same transaction
+                    raise ProblemError(404, "unknown_scan", f"no read {scan_id}")
+                row = original
+        answer = _answer_of_row(row, duplicate=duplicate)
+        if answer.status == "pending":
+            found = await self._broker.lookup(row.scan_id)
+            if found is not None:
+                answer = found.model_copy(update={"duplicate": duplicate})
+        return Answer(202 if answer.status == "pending" else 200, answer)
+
+    # -------------------------------------------------------------------------- internals
+    async def _load_device(self, connection: asyncpg.Connection, device_id: str) -> Device | None:
+        # an id that could never be registered is not looked up (nor stored in an index)
+        return await db.load_device(connection, device_id) if is_valid_id(device_id) else None
+
+    async def _find_device(self, connection: asyncpg.Connection, device_id: str) -> Device | None:
+        if not is_valid_id(device_id):
+            return None
+        return await db.load_device(connection, device_id, lock=False)
+
+    async def _record(
+        self, connection: asyncpg.Connection, device: Device | None, decision: Decision
+    ) -> None:
+        event = decision.event
+        if device is None:
+            stream_id = stream_of_unknown_device(event.device_id)
+        else:
+            stream_id = stream_of_reads(device.device_id)
+        version = await db.lock_stream(connection, stream_id)
+        await self._store.append(
+            stream_id,
+            version,
+            [event],
+            table_id=event.table_id,
+            occurred_at=event.scanned_at,
+            connection=connection,
+        )
+        if device is None or (isinstance(decision, Refuse) and decision.code == "bad_credential"):
+            return  # only an authenticated device's reads are its own to look up
+        after = evolve(device, event)
+        if after != device:
+            await db.save_last_read(connection, after)
+        await db.insert_scan(connection, _row_of(decision))
+
+    async def _answer(self, decision: Decision) -> Answer:
+        match decision:
+            case Refuse():
+                raise _problem(decision)
+            case Rescan():
+                return Answer(200, rescan_answer(decision.event))
+            case PassOn():
+                return await self._verdict(decision.event.scan_id, duplicate=False)
+            case Absorb():
+                return await self._verdict(decision.original_scan_id, duplicate=True)
+
+    async def _verdict(self, scan_id: UUID, *, duplicate: bool) -> Answer:
+        """The table's verdict on `scan_id`, waiting for it up to the verdict timeout."""
+        answer = await self._broker.wait(scan_id, self._timeout)
+        if answer is None:
+            row = await db.load_scan(self._pool, scan_id)
+            if row is not None and row.status in _FINAL:
+                answer = _answer_of_row(row, duplicate=False)
+        if answer is None:
+            answer = ScanAnswer(scan_id=scan_id, status="pending")
+        answer = answer.model_copy(update={"duplicate": duplicate})
+        return Answer(202 if answer.status == "pending" else 200, answer)
+
+
+def _problem(refused: Refuse) -> ProblemError:
+    return ProblemError(
+        refused.status, refused.code, refused.detail, scan_id=str(refused.event.scan_id)
+    )
+
+
+def _row_of(decision: Decision) -> db.ScanRow:
+    event = decision.event
+    card: str | None = None
+    duplicate_of: UUID | None = None
+    if isinstance(decision, PassOn):
+        status, reason, detail, card = "pending", None, None, decision.event.card
+    else:
+        reason, detail = decision.event.reason, decision.event.detail
+        if isinstance(decision, Rescan):
+            status = "rescan"
+        elif isinstance(decision, Absorb):
+            status, duplicate_of = "duplicate", decision.original_scan_id
+        else:
+            status = "rejected"
+    return db.ScanRow(
+        scan_id=event.scan_id,
+        device_id=event.device_id,
+        table_id=event.table_id,
+        card=card,
+        status=status,
+        reason=reason,
+        detail=detail,
+        position=None,
+        duplicate_of=duplicate_of,
+        received_at=event.scanned_at,
+    )
+
+
+def _answer_of_row(row: db.ScanRow, *, duplicate: bool) -> ScanAnswer:
+    match row.status:
+        case "registered":
+            return ScanAnswer(
+                scan_id=row.scan_id,
+                status="registered",
+                position=row.position,
+                card=row.card,
+                duplicate=duplicate,
+            )
+        case "refused":
+            return ScanAnswer(
+                scan_id=row.scan_id,
+                status="refused",
+                reason=row.reason,
+                detail=row.detail,
+                card=row.card,
+                duplicate=duplicate,
+            )
+        case "rescan":
+            return ScanAnswer(scan_id=row.scan_id, status="rescan", reason=row.detail)
+        case "pending":
+            return ScanAnswer(
+                scan_id=row.scan_id, status="pending", card=row.card, duplicate=duplicate
+            )
+        case _:
+            raise ProblemError(
+                404, "unknown_scan", f"read {row.scan_id} was not passed on: {row.reason}"
+            )

@@ -1,0 +1,1 @@
+"""Adapters of the settlement service: its Postgres projection."""

@@ -1,0 +1,362 @@
+"""The settlement projection in Postgres: rounds, bets and the problems that hold a round.
+
+Every consumer transaction first locks its round's row (`lock_round`), so the events of one
+round are applied one transaction at a time whichever consumer or instance handles them, and
+the readiness check always sees every bet committed before it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+import asyncpg
+
+from teenpatti.events.catalog import BetSettled, RoundClosed, RoundSettled
+
+from ..domain import PlacedBet, RoundFacts, SealedBook
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS rounds (
+    round_id         text PRIMARY KEY,
+    table_id         text NOT NULL,
+    paytable         jsonb,               -- RoundOpened.paytable
+    opened_at        timestamptz,
+    result           jsonb,               -- RoundClosed: cards, hands, winner, bonus hand
+    cancelled        boolean NOT NULL DEFAULT false,
+    cancel_reason    text,
+    book_closed      boolean NOT NULL DEFAULT false,
+    book_bet_count   integer,
+    book_digest      text,
+    book_total_stake jsonb,
+    settled          boolean NOT NULL DEFAULT false,
+    settled_at       timestamptz,
+    paytable_source  text,                -- round | published_fallback
+    totals           jsonb,               -- RoundSettled.totals, every operator
+    updated_at       timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS bets (
+    bet_id        uuid PRIMARY KEY,
+    round_id      text NOT NULL,
+    table_id      text NOT NULL,
+    slip_id       uuid NOT NULL,
+    operator_id   text NOT NULL,
+    player_id     text NOT NULL,
+    bet_type      text NOT NULL,
+    stake         bigint NOT NULL CHECK (stake > 0),
+    currency      text NOT NULL,
+    placed_at     timestamptz NOT NULL,
+    outcome       text,
+    returned      bigint,
+    fraction_kept text,
+    odds          text,
+    settled_at    timestamptz
+);
+CREATE INDEX IF NOT EXISTS bets_by_round ON bets (round_id);
+CREATE TABLE IF NOT EXISTS settlement_problems (
+    round_id      text NOT NULL,
+    kind          text NOT NULL,
+    detail        text NOT NULL,
+    first_seen_at timestamptz NOT NULL DEFAULT now(),
+    last_seen_at  timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (round_id, kind)
+);
+"""
+
+_MIGRATION_LOCK = 7411104
+
+
+async def migrate(pool: asyncpg.Pool) -> None:
+    """Create the projection tables; safe from several instances at once."""
+    async with pool.acquire() as connection, connection.transaction():
+        await connection.execute("SELECT pg_advisory_xact_lock($1)", _MIGRATION_LOCK)
+        await connection.execute(SCHEMA)
+
+
+@dataclass(frozen=True)
+class RoundRow:
+    round_id: str
+    table_id: str
+    paytable: dict[str, Any] | None
+    result: dict[str, Any] | None
+    cancelled: bool
+    cancel_reason: str | None
+    book: SealedBook | None
+    settled: bool
+    settled_at: datetime | None
+    paytable_source: str | None
+
+    def facts(self) -> RoundFacts:
+        return RoundFacts(
+            round_id=self.round_id,
+            table_id=self.table_id,
+            paytable=self.paytable,
+            result=None if self.result is None else RoundClosed.model_validate(self.result),
+            cancel_reason=(self.cancel_reason or "cancelled") if self.cancelled else None,
+            book=self.book,
+        )
+
+
+_ROUND_COLUMNS = (
+    "round_id, table_id, paytable::text, result::text, cancelled, cancel_reason, book_closed,"
+    " book_bet_count, book_digest, book_total_stake::text, settled, settled_at, paytable_source"
+)
+
+
+def _json(value: str | None) -> Any:
+    return None if value is None else json.loads(value)
+
+
+def _round(row: asyncpg.Record) -> RoundRow:
+    book = None
+    if row["book_closed"]:
+        book = SealedBook(
+            bet_count=row["book_bet_count"],
+            digest=row["book_digest"],
+            total_stake=_json(row["book_total_stake"]) or {},
+        )
+    return RoundRow(
+        round_id=row["round_id"],
+        table_id=row["table_id"],
+        paytable=_json(row["paytable"]),
+        result=_json(row["result"]),
+        cancelled=row["cancelled"],
+        cancel_reason=row["cancel_reason"],
+        book=book,
+        settled=row["settled"],
+        settled_at=row["settled_at"],
+        paytable_source=row["paytable_source"],
+    )
+
+
+def _placed_bet(row: asyncpg.Record) -> PlacedBet:
+    return PlacedBet(
+        bet_id=row["bet_id"],
+        round_id=row["round_id"],
+        table_id=row["table_id"],
+        operator_id=row["operator_id"],
+        player_id=row["player_id"],
+        bet_type=row["bet_type"],
+        stake=row["stake"],
+        currency=row["currency"],
+        placed_at=row["placed_at"],
+    )
+
+
+class SettlementProjection:
+    """The projection's writes, on the caller's connection (inside its transaction)."""
+
+    def __init__(self, connection: asyncpg.Connection) -> None:
+        self._connection = connection
+
+    @property
+    def connection(self) -> asyncpg.Connection:
+        return self._connection
+
+    async def lock_round(self, round_id: str, table_id: str) -> RoundRow:
+        """The round's row, created if new, locked until the transaction ends."""
+        await self._connection.execute(
+            "INSERT INTO rounds (round_id, table_id) VALUES ($1, $2)"
+            " ON CONFLICT (round_id) DO NOTHING",
+            round_id,
+            table_id,
+        )
+        row = await self._connection.fetchrow(
+            f"SELECT {_ROUND_COLUMNS} FROM rounds WHERE round_id = $1 FOR UPDATE", round_id
+        )
+        return _round(row)
+
+    async def set_paytable(
+        self, round_id: str, paytable: Mapping[str, Any], opened_at: datetime
+    ) -> None:
+        await self._connection.execute(
+            "UPDATE rounds SET paytable = $2::jsonb, opened_at = $3, updated_at = now()"
+            " WHERE round_id = $1",
+            round_id,
+            json.dumps(paytable),
+            opened_at,
+        )
+
+    async def set_result(self, round_id: str, result: Mapping[str, Any]) -> None:
+        await self._connection.execute(
+            "UPDATE rounds SET result = $2::jsonb, updated_at = now() WHERE round_id = $1",
+            round_id,
+            json.dumps(result),
+        )
+
+    async def set_cancelled(self, round_id: str, reason: str) -> None:
+        await self._connection.execute(
+            "UPDATE rounds SET cancelled = true, cancel_reason = $2, updated_at = now()"
+            " WHERE round_id = $1",
+            round_id,
+            reason,
+        )
+
+    async def set_book(self, round_id: str, book: SealedBook) -> None:
+        await self._connection.execute(
+            "UPDATE rounds SET book_closed = true, book_bet_count = $2, book_digest = $3,"
+            " book_total_stake = $4::jsonb, updated_at = now() WHERE round_id = $1",
+            round_id,
+            book.bet_count,
+            book.digest,
+            json.dumps(dict(book.total_stake)),
+        )
+
+    async def add_bet(self, bet: PlacedBet, slip_id: UUID) -> PlacedBet | None:
+        """Insert the bet; None if new, else the row already held under its id."""
+        inserted = await self._connection.fetchval(
+            "INSERT INTO bets (bet_id, round_id, table_id, slip_id, operator_id, player_id,"
+            " bet_type, stake, currency, placed_at)"
+            " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+            " ON CONFLICT (bet_id) DO NOTHING RETURNING true",
+            bet.bet_id,
+            bet.round_id,
+            bet.table_id,
+            slip_id,
+            bet.operator_id,
+            bet.player_id,
+            bet.bet_type,
+            bet.stake,
+            bet.currency,
+            bet.placed_at,
+        )
+        if inserted:
+            return None
+        row = await self._connection.fetchrow("SELECT * FROM bets WHERE bet_id = $1", bet.bet_id)
+        return _placed_bet(row)
+
+    async def count_bets(self, round_id: str) -> int:
+        count = await self._connection.fetchval(
+            "SELECT count(*) FROM bets WHERE round_id = $1", round_id
+        )
+        return int(count)
+
+    async def bets_of_round(self, round_id: str) -> list[PlacedBet]:
+        rows = await self._connection.fetch(
+            "SELECT * FROM bets WHERE round_id = $1 ORDER BY placed_at, bet_id", round_id
+        )
+        return [_placed_bet(row) for row in rows]
+
+    async def record_problem(self, round_id: str, kind: str, detail: str) -> None:
+        await self._connection.execute(
+            "INSERT INTO settlement_problems (round_id, kind, detail) VALUES ($1, $2, $3)"
+            " ON CONFLICT (round_id, kind)"
+            " DO UPDATE SET detail = EXCLUDED.detail, last_seen_at = now()",
+            round_id,
+            kind,
+            detail,
+        )
+
+    async def mark_settled(
+        self,
+        summary: RoundSettled,
+        bets: Sequence[BetSettled],
+        paytable_source: str | None,
+    ) -> None:
+        """Fill every bet's outcome and mark the round settled, from the settlement events."""
+        await self._connection.executemany(
+            "UPDATE bets SET outcome = $2, returned = $3, fraction_kept = $4, odds = $5,"
+            " settled_at = $6 WHERE bet_id = $1",
+            [
+                (b.bet_id, b.outcome, b.returned, b.fraction_kept, b.odds, summary.settled_at)
+                for b in bets
+            ],
+        )
+        await self._connection.execute(
+            "UPDATE rounds SET settled = true, settled_at = $2, totals = $3::jsonb,"
+            " paytable_source = COALESCE($4, paytable_source), updated_at = now()"
+            " WHERE round_id = $1",
+            summary.round_id,
+            summary.settled_at,
+            json.dumps({c: t.model_dump() for c, t in summary.totals.items()}),
+            paytable_source,
+        )
+
+    async def conflicts(self, round_id: str) -> list[str]:
+        """The kinds of conflicting input recorded for the round (they hold it)."""
+        rows = await self._connection.fetch(
+            "SELECT kind FROM settlement_problems WHERE round_id = $1"
+            " AND kind LIKE 'conflicting%' ORDER BY kind",
+            round_id,
+        )
+        return [row[0] for row in rows]
+
+    async def stored_settlement(self, stream_id: str) -> list[tuple[str, int, dict[str, Any]]]:
+        """(event_type, schema_version, payload) of a settlement stream already in the store."""
+        rows = await self._connection.fetch(
+            "SELECT event_type, schema_version, payload::text FROM events"
+            " WHERE stream_id = $1 ORDER BY stream_version",
+            stream_id,
+        )
+        return [(row[0], row[1], json.loads(row[2])) for row in rows]
+
+
+# ------------------------------------------------------------------ reads (HTTP API)
+@dataclass(frozen=True)
+class BetView:
+    bet_id: UUID
+    round_id: str
+    table_id: str
+    slip_id: UUID
+    operator_id: str
+    player_id: str
+    bet_type: str
+    stake: int
+    currency: str
+    placed_at: datetime
+    outcome: str | None
+    returned: int | None
+    fraction_kept: str | None
+    odds: str | None
+    settled_at: datetime | None
+
+
+def _bet_view(row: asyncpg.Record) -> BetView:
+    return BetView(**{name: row[name] for name in BetView.__dataclass_fields__})
+
+
+async def find_round(pool: asyncpg.Pool, round_id: str) -> RoundRow | None:
+    row = await pool.fetchrow(f"SELECT {_ROUND_COLUMNS} FROM rounds WHERE round_id = $1", round_id)
+    return None if row is None else _round(row)
+
+
+async def operator_bets_of_round(
+    pool: asyncpg.Pool, round_id: str, operator_id: str
+) -> list[BetView]:
+    rows = await pool.fetch(
+        "SELECT * FROM bets WHERE round_id = $1 AND operator_id = $2 ORDER BY placed_at, bet_id",
+        round_id,
+        operator_id,
+    )
+    return [_bet_view(row) for row in rows]
+
+
+@dataclass(frozen=True)
+class ProblemView:
+    round_id: str
+    kind: str
+    detail: str
+    first_seen_at: datetime
+    last_seen_at: datetime
+    settled: bool
+
+
+async def list_problems(pool: asyncpg.Pool, limit: int) -> list[ProblemView]:
+    """Recorded problems, newest first; `settled` false means the round is held."""
+    rows = await pool.fetch(
+        "SELECT p.round_id, p.kind, p.detail, p.first_seen_at, p.last_seen_at,"
+        " COALESCE(r.settled, false) AS settled"
+        " FROM settlement_problems p LEFT JOIN rounds r USING (round_id)"
+        " ORDER BY p.last_seen_at DESC, p.round_id, p.kind LIMIT $1",
+        limit,
+    )
+    return [ProblemView(**dict(row)) for row in rows]
+
+
+async def find_bet(pool: asyncpg.Pool, bet_id: UUID) -> BetView | None:
+    row = await pool.fetchrow("SELECT * FROM bets WHERE bet_id = $1", bet_id)
+    return None if row is None else _bet_view(row)

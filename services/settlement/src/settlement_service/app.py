@@ -1,0 +1,58 @@
+"""The settlement service: create_app(settings) -> FastAPI; `app` for uvicorn (port 8104)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from teenpatti.events.catalog import SETTLEMENT_EVENTS, TABLE_EVENTS, WALLET_EVENTS
+from teenpatti.http import ApiKeys, install_problem_handlers
+from teenpatti.runtime import ServiceRuntime
+
+from .adapters.postgres import migrate
+from .config import SettlementSettings
+from .consumers import table_events_handler, wallet_events_handler
+from .entrypoints import router
+from .handlers import Settlement
+
+SERVICE_NAME = "settlement"
+
+
+def create_app(settings: SettlementSettings | None = None) -> FastAPI:
+    settings = settings or SettlementSettings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        runtime = ServiceRuntime(
+            service=SERVICE_NAME,
+            database=settings.settlement_database,
+            emits=SETTLEMENT_EVENTS,
+            settings=settings,
+        )
+        try:
+            await runtime.start()
+            await migrate(runtime.pool)
+            settlement = Settlement(runtime.store)
+            runtime.consume("table", [TABLE_EVENTS], table_events_handler(settlement))
+            runtime.consume("wallet", [WALLET_EVENTS], wallet_events_handler(settlement))
+            app.state.runtime = runtime
+            yield
+        finally:
+            await runtime.stop()
+
+    app = FastAPI(title=f"Teen Patti {SERVICE_NAME}", lifespan=lifespan)
+    app.state.settings = settings
+    app.state.api_keys = ApiKeys(settings.api_keys.get_secret_value())
+    install_problem_handlers(app)
+    app.include_router(router)
+
+    @app.get("/health")
+    async def health() -> dict[str, str]:
+        return {"service": SERVICE_NAME, "status": "ok"}
+
+    return app
+
+
+app = create_app()

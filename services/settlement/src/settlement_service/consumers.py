@@ -1,0 +1,50 @@
+"""Kafka event handlers: `settlement-table` on table.events, `settlement-wallet` on
+wallet.events. Each runs in the consumer's transaction; other event types are ignored."""
+
+from __future__ import annotations
+
+import asyncpg
+
+from teenpatti.events import EventEnvelope
+from teenpatti.events.catalog import (
+    BetBookClosed,
+    BetPlaced,
+    RoundCancelled,
+    RoundClosed,
+    RoundOpened,
+    registry,
+)
+from teenpatti.eventsourcing import Handler
+
+from .handlers import Settlement
+
+TABLE_EVENT_TYPES = frozenset({"RoundOpened", "RoundClosed", "RoundCancelled"})
+WALLET_EVENT_TYPES = frozenset({"BetPlaced", "BetBookClosed"})
+
+
+def table_events_handler(settlement: Settlement) -> Handler:
+    async def handle(connection: asyncpg.Connection, envelope: EventEnvelope) -> None:
+        if envelope.event_type not in TABLE_EVENT_TYPES:
+            return
+        event = registry.decode_envelope(envelope)
+        if isinstance(event, RoundOpened):
+            await settlement.round_opened(connection, event, envelope)
+        elif isinstance(event, RoundClosed):
+            await settlement.round_closed(connection, event, envelope)
+        elif isinstance(event, RoundCancelled):
+            await settlement.round_cancelled(connection, event, envelope)
+
+    return handle
+
+
+def wallet_events_handler(settlement: Settlement) -> Handler:
+    async def handle(connection: asyncpg.Connection, envelope: EventEnvelope) -> None:
+        if envelope.event_type not in WALLET_EVENT_TYPES:
+            return
+        event = registry.decode_envelope(envelope)
+        if isinstance(event, BetPlaced):
+            await settlement.bet_placed(connection, event, envelope)
+        elif isinstance(event, BetBookClosed):
+            await settlement.book_closed(connection, event, envelope)
+
+    return handle

@@ -1,0 +1,233 @@
+"""The settlement rule, pure: when a round can be settled, and what settling it says.
+
+A round settles once the service holds its result (or its cancellation), the sealed bet book
+and every bet the book names (same count, same digest, same stakes). Each bet is then settled
+by the rules engine with the round's own pay table, and the round's totals are summed per
+currency. Anything that disagrees holds the round (`Held`): nothing is paid on data that does
+not add up; a person looks at the recorded problem.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from fractions import Fraction
+from typing import Any, Literal
+from uuid import UUID
+
+from teenpatti import engine
+from teenpatti.events import Event
+from teenpatti.events.catalog import (
+    BetSettled,
+    CurrencyTotals,
+    RoundClosed,
+    RoundSettled,
+    book_digest,
+)
+
+# round: RoundOpened's table; published_fallback: RoundOpened never seen; none: cancelled
+PaytableSource = Literal["round", "published_fallback", "none"]
+
+
+@dataclass(frozen=True)
+class PlacedBet:
+    bet_id: UUID
+    round_id: str
+    table_id: str
+    operator_id: str
+    player_id: str
+    bet_type: str  # the engine's BetType value
+    stake: int  # minor units of `currency`
+    currency: str
+    placed_at: datetime
+
+
+@dataclass(frozen=True)
+class SealedBook:
+    bet_count: int
+    digest: str
+    total_stake: Mapping[str, int]
+
+
+@dataclass(frozen=True)
+class RoundFacts:
+    """What the service knows about one round, from the table's and the wallet's events."""
+
+    round_id: str
+    table_id: str
+    paytable: Mapping[str, Any] | None  # RoundOpened's, engine mapping form; None if unseen
+    result: RoundClosed | None
+    cancel_reason: str | None  # set when the round was cancelled
+    book: SealedBook | None
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """Not everything is known yet; a later event will complete it."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class Held:
+    """The inputs disagree; the round is not settled until a person resolves `kind`."""
+
+    kind: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class Settle:
+    bets: tuple[BetSettled, ...]
+    round: RoundSettled
+    paytable_source: PaytableSource
+
+    @property
+    def events(self) -> list[Event]:
+        return [*self.bets, self.round]
+
+
+Decision = Waiting | Held | Settle
+
+
+class ResultMismatchError(Exception):
+    """RoundClosed says something the engine does not get from its cards."""
+
+
+def stake_by_currency(bets: Iterable[PlacedBet]) -> dict[str, int]:
+    totals: dict[str, int] = {}
+    for bet in bets:
+        totals[bet.currency] = totals.get(bet.currency, 0) + bet.stake
+    return totals
+
+
+def currency_totals(lines: Iterable[tuple[str, int, int]]) -> dict[str, CurrencyTotals]:
+    """Totals per currency of (currency, stake, returned) lines; house_result = stake - returned."""
+    sums: dict[str, tuple[int, int]] = {}
+    for currency, stake, returned in lines:
+        staked, paid = sums.get(currency, (0, 0))
+        sums[currency] = (staked + stake, paid + returned)
+    return {
+        currency: CurrencyTotals(stake=staked, returned=paid, house_result=staked - paid)
+        for currency, (staked, paid) in sorted(sums.items())
+    }
+
+
+def format_fraction(value: Fraction) -> str:
+    """A fraction as "p/q" (always both parts), "0" for nothing."""
+    return "0" if value == 0 else f"{value.numerator}/{value.denominator}"
+
+
+def verified_result(closed: RoundClosed) -> engine.RoundResult:
+    """The engine's result from RoundClosed's cards, checked against what RoundClosed says.
+
+    Raises RulesEngineError for cards the engine refuses, ResultMismatchError on disagreement.
+    """
+    result = engine.resolve_round(engine.parse_cards(closed.cards))
+    mine = RoundClosed.of(closed.round_id, closed.table_id, closed.cards).outcome()
+    theirs = closed.outcome()
+    if mine != theirs:
+        raise ResultMismatchError(
+            "winner, player_a_hand, player_b_hand, six_card_bonus_hand: "
+            f"the engine gets {mine} from {closed.cards}, RoundClosed says {theirs}"
+        )
+    return result
+
+
+def readiness(facts: RoundFacts, bets: Sequence[PlacedBet]) -> Waiting | Held | None:
+    """Why the round cannot be settled yet (or must be held); None when it can be.
+
+    Ready: result or cancellation known, book sealed, as many bets as the book counts, the
+    same digest and the same stake per currency. Disagreements are reported as soon as they
+    show, even before the result is known.
+    """
+    book = facts.book
+    if book is None:
+        return Waiting("the bet book is not sealed yet")
+    if len(bets) > book.bet_count:
+        return Held(
+            "bets_exceed_book",
+            f"{len(bets)} bets received but the sealed book counts {book.bet_count}",
+        )
+    if len(bets) < book.bet_count:
+        return Waiting(f"{len(bets)} of {book.bet_count} bets received")
+    digest = book_digest(bet.bet_id for bet in bets)
+    if digest != book.digest:
+        return Held(
+            "digest_mismatch",
+            f"the {len(bets)} bets received hash to {digest}, the sealed book says {book.digest}",
+        )
+    staked = stake_by_currency(bets)
+    if staked != {c: s for c, s in book.total_stake.items() if s}:
+        return Held(
+            "stake_mismatch",
+            f"the bets stake {staked}, the sealed book says {dict(book.total_stake)}",
+        )
+    if facts.result is None and facts.cancel_reason is None:
+        return Waiting("neither the result nor a cancellation is known yet")
+    return None
+
+
+def decide(facts: RoundFacts, bets: Sequence[PlacedBet], settled_at: datetime) -> Decision:
+    """Settle the round if it is ready: one BetSettled per bet and the RoundSettled."""
+    not_ready = readiness(facts, bets)
+    if not_ready is not None:
+        return not_ready
+    round_: engine.RoundResult | engine.CancelledRound
+    pay_table = engine.PUBLISHED_PAY_TABLE
+    source: PaytableSource = "round"
+    if facts.cancel_reason is not None:
+        # Rules README: a cancelled (void) round refunds every bet in full.
+        round_ = engine.CancelledRound(facts.cancel_reason)
+        source = "none"
+    else:
+        assert facts.result is not None  # readiness() checked it
+        try:
+            round_ = verified_result(facts.result)
+        except ResultMismatchError as error:
+            return Held("result_mismatch", str(error))
+        except engine.RulesEngineError as error:
+            return Held("invalid_result", f"the engine refuses RoundClosed's cards: {error}")
+        if facts.paytable is None:
+            source = "published_fallback"
+        else:
+            try:
+                pay_table = engine.pay_table_from_mapping(dict(facts.paytable))
+            except engine.InvalidPayTableError as error:
+                return Held("invalid_paytable", str(error))
+    ordered = sorted(bets, key=lambda bet: (bet.placed_at, str(bet.bet_id)))
+    settled = tuple(_settle_bet(bet, round_, pay_table) for bet in ordered)
+    summary = RoundSettled(
+        round_id=facts.round_id,
+        table_id=facts.table_id,
+        cancelled=isinstance(round_, engine.CancelledRound),
+        bet_count=len(settled),
+        totals=currency_totals((s.currency, s.stake, s.returned) for s in settled),
+        settled_at=settled_at,
+    )
+    return Settle(settled, summary, source)
+
+
+def _settle_bet(
+    bet: PlacedBet,
+    round_: engine.RoundResult | engine.CancelledRound,
+    pay_table: engine.PayTable,
+) -> BetSettled:
+    settlement = engine.settle_bet(
+        engine.Bet(engine.BetType(bet.bet_type), bet.stake, bet.currency), round_, pay_table
+    )
+    return BetSettled(
+        bet_id=bet.bet_id,
+        round_id=bet.round_id,
+        table_id=bet.table_id,
+        operator_id=bet.operator_id,
+        player_id=bet.player_id,
+        bet_type=engine.BetType(bet.bet_type).value,
+        stake=bet.stake,
+        currency=bet.currency,
+        outcome=settlement.outcome.value,
+        returned=settlement.returned,
+        fraction_kept=format_fraction(settlement.fraction_kept),
+        odds=None if settlement.odds is None else format_fraction(settlement.odds),
+    )

@@ -1,0 +1,194 @@
+"""HTTP routes (thin): an operator's view of settlements. An operator sees only its own bets,
+and a round's totals only over its own bets."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+from uuid import UUID
+
+import asyncpg
+from fastapi import APIRouter, Depends, Header, Query, Request
+from pydantic import BaseModel
+
+from teenpatti.events.catalog import CurrencyTotals
+from teenpatti.http import ApiKeys, KeyHolder, ProblemError
+
+from .adapters.postgres import (
+    BetView,
+    RoundRow,
+    find_bet,
+    find_round,
+    list_problems,
+    operator_bets_of_round,
+)
+from .domain import currency_totals
+
+SettlementStatus = Literal["pending", "settled"]
+
+
+class ResultPublic(BaseModel):
+    cards: list[str]  # dealing order A1 B1 A2 B2 A3 B3
+    winner: str
+    player_a_hand: str
+    player_b_hand: str
+    six_card_bonus_hand: str | None
+
+
+class RoundSummaryPublic(BaseModel):
+    round_id: str
+    table_id: str
+    status: SettlementStatus
+    cancelled: bool
+    cancel_reason: str | None
+    result: ResultPublic | None
+    settled_at: datetime | None
+
+
+class BetSettlementPublic(BaseModel):
+    bet_id: UUID
+    round_id: str
+    table_id: str
+    slip_id: UUID
+    player_id: str
+    bet_type: str
+    stake: int
+    currency: str
+    placed_at: datetime
+    status: SettlementStatus
+    outcome: str | None
+    returned: int | None
+    fraction_kept: str | None
+    odds: str | None
+    settled_at: datetime | None
+
+
+class RoundSettlementPublic(RoundSummaryPublic):
+    totals: dict[str, CurrencyTotals]  # this operator's settled bets only
+    bets: list[BetSettlementPublic]  # this operator's bets only
+
+
+class BetWithRoundPublic(BetSettlementPublic):
+    round: RoundSummaryPublic
+
+
+def _operator(
+    request: Request, x_api_key: Annotated[str | None, Header(alias="X-Api-Key")] = None
+) -> KeyHolder:
+    keys: ApiKeys = request.app.state.api_keys
+    return keys.holder(x_api_key, "operator")
+
+
+class ProblemPublic(BaseModel):
+    round_id: str
+    kind: str
+    detail: str
+    first_seen_at: datetime
+    last_seen_at: datetime
+    round_settled: bool  # false: the round is held until a person resolves this
+
+
+class ProblemsPublic(BaseModel):
+    items: list[ProblemPublic]
+
+
+def _supervisor(
+    request: Request, x_api_key: Annotated[str | None, Header(alias="X-Api-Key")] = None
+) -> KeyHolder:
+    keys: ApiKeys = request.app.state.api_keys
+    return keys.holder(x_api_key, "supervisor")
+
+
+def _pool(request: Request) -> asyncpg.Pool:
+    return request.app.state.runtime.pool
+
+
+Operator = Annotated[KeyHolder, Depends(_operator)]
+Supervisor = Annotated[KeyHolder, Depends(_supervisor)]
+Pool = Annotated[asyncpg.Pool, Depends(_pool)]
+
+router = APIRouter()
+
+
+@router.get("/rounds/{round_id}/settlement", response_model=RoundSettlementPublic)
+async def round_settlement(round_id: str, operator: Operator, pool: Pool) -> RoundSettlementPublic:
+    round_ = await find_round(pool, round_id)
+    if round_ is None:
+        raise ProblemError(404, "unknown_round", f"no round {round_id!r} is known to settlement")
+    bets = await operator_bets_of_round(pool, round_id, operator.name)
+    totals = currency_totals(
+        (bet.currency, bet.stake, bet.returned) for bet in bets if bet.returned is not None
+    )
+    return RoundSettlementPublic(
+        **_summary(round_).model_dump(),
+        totals=totals if round_.settled else {},
+        bets=[_bet(bet) for bet in bets],
+    )
+
+
+@router.get("/bets/{bet_id}/settlement", response_model=BetWithRoundPublic)
+async def bet_settlement(bet_id: UUID, operator: Operator, pool: Pool) -> BetWithRoundPublic:
+    bet = await find_bet(pool, bet_id)
+    # Another operator's bet gets the same answer as a bet that does not exist.
+    if bet is None or bet.operator_id != operator.name:
+        raise ProblemError(404, "unknown_bet", f"no bet {bet_id} of yours is known to settlement")
+    round_ = await find_round(pool, bet.round_id)
+    if round_ is None:  # the bet's transaction created the round's row
+        raise ProblemError(404, "unknown_round", f"no round {bet.round_id!r} is known")
+    return BetWithRoundPublic(**_bet(bet).model_dump(), round=_summary(round_))
+
+
+@router.get("/problems", response_model=ProblemsPublic)
+async def problems(
+    supervisor: Supervisor, pool: Pool, limit: Annotated[int, Query(ge=1, le=1000)] = 100
+) -> ProblemsPublic:
+    """What held a round (or arrived after it was settled), for a supervisor to resolve."""
+    found = await list_problems(pool, limit)
+    return ProblemsPublic(
+        items=[
+            ProblemPublic(
+                round_id=p.round_id,
+                kind=p.kind,
+                detail=p.detail,
+                first_seen_at=p.first_seen_at,
+                last_seen_at=p.last_seen_at,
+                round_settled=p.settled,
+            )
+            for p in found
+        ]
+    )
+
+
+def _summary(round_: RoundRow) -> RoundSummaryPublic:
+    result = None
+    if round_.result is not None:
+        result = ResultPublic(**{k: round_.result[k] for k in ResultPublic.model_fields})
+    return RoundSummaryPublic(
+        round_id=round_.round_id,
+        table_id=round_.table_id,
+        status="settled" if round_.settled else "pending",
+        cancelled=round_.cancelled,
+        cancel_reason=round_.cancel_reason,
+        result=result,
+        settled_at=round_.settled_at,
+    )
+
+
+def _bet(bet: BetView) -> BetSettlementPublic:
+    return BetSettlementPublic(
+        bet_id=bet.bet_id,
+        round_id=bet.round_id,
+        table_id=bet.table_id,
+        slip_id=bet.slip_id,
+        player_id=bet.player_id,
+        bet_type=bet.bet_type,
+        stake=bet.stake,
+        currency=bet.currency,
+        placed_at=bet.placed_at,
+        status="settled" if bet.outcome is not None else "pending",
+        outcome=bet.outcome,
+        returned=bet.returned,
+        fraction_kept=bet.fraction_kept,
+        odds=bet.odds,
+        settled_at=bet.settled_at,
+    )

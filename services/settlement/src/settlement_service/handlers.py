@@ -1,0 +1,273 @@
+"""Use cases: record one input event in the projection, then settle its round if it is ready.
+
+Each runs inside the consumer's Postgres transaction (the one that also records the event as
+processed), after locking the round's row: so a round's events are applied one at a time
+across consumers and instances, and the settlement events, the bets' outcomes and the round's
+`settled` flag commit together or not at all.
+
+An identical repeat of a fact (a redelivery under a new event id) changes nothing. A second,
+different version of a fact (another book, result, pay table or bet under the same id) is
+recorded as a `conflicting_*` problem: the first version stays on record and the round is
+held, unsettled, until a person sorts it out.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+import asyncpg
+
+from teenpatti.events import EventEnvelope
+from teenpatti.events.catalog import (
+    BetBookClosed,
+    BetPlaced,
+    BetSettled,
+    RoundCancelled,
+    RoundClosed,
+    RoundOpened,
+    RoundSettled,
+    registry,
+)
+from teenpatti.eventsourcing import AsyncpgEventStore, ConcurrencyError
+
+from .adapters.postgres import SettlementProjection
+from .domain import Held, PlacedBet, SealedBook, Settle, Waiting, decide
+
+log = logging.getLogger(__name__)
+
+
+def settlement_stream(round_id: str) -> str:
+    return f"settlement-{round_id}"
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Settlement:
+    """The settlement use cases over one event store (the service's own database)."""
+
+    def __init__(self, store: AsyncpgEventStore, clock: Callable[[], datetime] = _utc_now) -> None:
+        self._store = store
+        self._clock = clock
+
+    async def round_opened(
+        self, connection: asyncpg.Connection, event: RoundOpened, cause: EventEnvelope
+    ) -> None:
+        projection = SettlementProjection(connection)
+        round_ = await projection.lock_round(event.round_id, event.table_id)
+        paytable = event.model_dump(mode="json")["paytable"]
+        if round_.paytable is None:
+            await projection.set_paytable(event.round_id, paytable, event.opened_at)
+            if round_.paytable_source == "published_fallback":
+                # Only if RoundOpened came after the round's end, against the table's own
+                # order: the round was paid by the published table; a person must compare.
+                await _hold(
+                    projection,
+                    event.round_id,
+                    "paytable_after_settlement",
+                    "RoundOpened arrived after the round was settled with the published table",
+                )
+        elif round_.paytable != paytable:
+            await _hold(
+                projection,
+                event.round_id,
+                "conflicting_paytable",
+                "a second RoundOpened with another pay table",
+            )
+        await self._settle_if_ready(projection, event.round_id, event.table_id, cause)
+
+    async def round_closed(
+        self, connection: asyncpg.Connection, event: RoundClosed, cause: EventEnvelope
+    ) -> None:
+        projection = SettlementProjection(connection)
+        round_ = await projection.lock_round(event.round_id, event.table_id)
+        result = event.model_dump(mode="json")
+        if round_.cancelled:
+            await _hold(
+                projection,
+                event.round_id,
+                "conflicting_outcome",
+                "RoundClosed for a round already cancelled",
+            )
+        elif round_.result is None:
+            await projection.set_result(event.round_id, result)
+        elif round_.result != result:
+            await _hold(
+                projection,
+                event.round_id,
+                "conflicting_result",
+                f"a second RoundClosed with other cards {event.cards}",
+            )
+        await self._settle_if_ready(projection, event.round_id, event.table_id, cause)
+
+    async def round_cancelled(
+        self, connection: asyncpg.Connection, event: RoundCancelled, cause: EventEnvelope
+    ) -> None:
+        projection = SettlementProjection(connection)
+        round_ = await projection.lock_round(event.round_id, event.table_id)
+        if round_.result is not None:
+            await _hold(
+                projection,
+                event.round_id,
+                "conflicting_outcome",
+                "RoundCancelled for a round already closed with a result",
+            )
+        elif not round_.cancelled:
+            await projection.set_cancelled(event.round_id, event.reason)
+        await self._settle_if_ready(projection, event.round_id, event.table_id, cause)
+
+    async def bet_placed(
+        self, connection: asyncpg.Connection, event: BetPlaced, cause: EventEnvelope
+    ) -> None:
+        projection = SettlementProjection(connection)
+        round_ = await projection.lock_round(event.round_id, event.table_id)
+        bet = PlacedBet(
+            bet_id=event.bet_id,
+            round_id=event.round_id,
+            table_id=event.table_id,
+            operator_id=event.operator_id,
+            player_id=event.player_id,
+            bet_type=event.bet_type,
+            stake=event.stake,
+            currency=event.currency,
+            placed_at=event.placed_at,
+        )
+        held = await projection.add_bet(bet, event.slip_id)
+        if held is not None:
+            # The same bet again (a redelivery under a new event id): nothing to do, unless
+            # it says something else, which only a person can sort out.
+            if _essentials(held) != _essentials(bet):
+                await _hold(
+                    projection,
+                    event.round_id,
+                    f"conflicting_bet:{event.bet_id}",
+                    f"BetPlaced {event.bet_id} arrived again with other values",
+                )
+            return
+        if round_.settled:
+            await _hold(
+                projection,
+                event.round_id,
+                f"bet_after_settlement:{event.bet_id}",
+                f"BetPlaced {event.bet_id} arrived after the round was settled; not settled",
+            )
+            return
+        await self._settle_if_ready(projection, event.round_id, event.table_id, cause)
+
+    async def book_closed(
+        self, connection: asyncpg.Connection, event: BetBookClosed, cause: EventEnvelope
+    ) -> None:
+        projection = SettlementProjection(connection)
+        round_ = await projection.lock_round(event.round_id, event.table_id)
+        book = SealedBook(event.bet_count, event.digest, dict(event.total_stake))
+        if round_.book is None:
+            await projection.set_book(event.round_id, book)
+        elif round_.book != book:
+            await _hold(
+                projection,
+                event.round_id,
+                "conflicting_book",
+                f"a second BetBookClosed with {event.bet_count} bets, digest {event.digest}",
+            )
+        await self._settle_if_ready(projection, event.round_id, event.table_id, cause)
+
+    async def _settle_if_ready(
+        self,
+        projection: SettlementProjection,
+        round_id: str,
+        table_id: str,
+        cause: EventEnvelope,
+    ) -> None:
+        round_ = await projection.lock_round(round_id, table_id)  # already ours: a fresh read
+        if round_.settled:
+            return
+        # Cheap checks first: during betting every BetPlaced comes here, and loading every
+        # bet of the round each time would cost O(bets²) per round. decide() applies the
+        # whole rule once the book is sealed and every bet may be there.
+        if round_.book is None:
+            return
+        if await projection.count_bets(round_id) < round_.book.bet_count:
+            return
+        conflicts = await projection.conflicts(round_id)
+        if conflicts:
+            # Two versions of the same fact: which one is right is for a person to say.
+            log.error("round %s held: conflicting inputs %s", round_id, ", ".join(conflicts))
+            return
+        bets = await projection.bets_of_round(round_id)
+        decision = decide(round_.facts(), bets, self._clock())
+        match decision:
+            case Waiting(reason):
+                log.debug("round %s not ready: %s", round_id, reason)
+            case Held(kind, detail):
+                await _hold(projection, round_id, kind, detail)
+            case Settle():
+                await self._settle(projection, decision, round_.table_id, cause)
+
+    async def _settle(
+        self,
+        projection: SettlementProjection,
+        decision: Settle,
+        table_id: str,
+        cause: EventEnvelope,
+    ) -> None:
+        round_id = decision.round.round_id
+        stream_id = settlement_stream(round_id)
+        try:
+            # A savepoint: whatever the append does, the consumer's transaction stays usable.
+            async with projection.connection.transaction():
+                await self._store.append(
+                    stream_id,
+                    0,
+                    decision.events,
+                    table_id=table_id,
+                    correlation_id=cause.correlation_id,
+                    causation_id=cause.event_id,
+                    connection=projection.connection,
+                )
+        except ConcurrencyError:
+            # Someone settled this round already (the row lock makes that all but impossible
+            # here): the stream is the truth, so take its settlement and emit nothing.
+            log.warning("round %s: %s already exists; adopting it", round_id, stream_id)
+            await _adopt_stored_settlement(projection, stream_id)
+            return
+        if decision.paytable_source == "published_fallback":
+            log.warning("round %s settled with the published pay table: no RoundOpened", round_id)
+        await projection.mark_settled(decision.round, decision.bets, decision.paytable_source)
+        log.info(
+            "round %s settled: %d bets, cancelled=%s",
+            round_id,
+            decision.round.bet_count,
+            decision.round.cancelled,
+        )
+
+
+async def _hold(projection: SettlementProjection, round_id: str, kind: str, detail: str) -> None:
+    log.error("round %s held (%s): %s", round_id, kind, detail)
+    await projection.record_problem(round_id, kind, detail)
+
+
+async def _adopt_stored_settlement(projection: SettlementProjection, stream_id: str) -> None:
+    bets: list[BetSettled] = []
+    summary: RoundSettled | None = None
+    for event_type, version, payload in await projection.stored_settlement(stream_id):
+        event = registry.decode(event_type, version, payload)
+        if isinstance(event, BetSettled):
+            bets.append(event)
+        elif isinstance(event, RoundSettled):
+            summary = event
+    if summary is not None:
+        await projection.mark_settled(summary, bets, None)
+
+
+def _essentials(bet: PlacedBet) -> tuple[object, ...]:
+    return (
+        bet.round_id,
+        bet.operator_id,
+        bet.player_id,
+        bet.bet_type,
+        bet.stake,
+        bet.currency,
+    )

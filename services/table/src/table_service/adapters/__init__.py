@@ -1,0 +1,1 @@
+"""The table service's own SQL (stream reads, the `tables` projection) and Redis."""

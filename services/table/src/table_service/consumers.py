@@ -1,0 +1,57 @@
+"""Kafka handlers, each run by the consumer runtime inside one Postgres transaction:
+`table-scans` turns scanned cards into CardDealt/CardRefused, `table-feed` mirrors every
+table event into Redis (live state and the WebSocket feed channel)."""
+
+from __future__ import annotations
+
+import asyncpg
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from teenpatti.events import EventEnvelope
+from teenpatti.events.catalog import CardScanned, registry
+
+from .adapters.redis_feed import RedisTableFeed, feed_message
+from .domain import state_view, stream_id_for
+from .handlers import TableService
+
+
+class ScanHandler:
+    """`table-scans` on scanner.events: only CardScanned matters to the table."""
+
+    def __init__(self, service: TableService) -> None:
+        self._service = service
+
+    async def __call__(self, connection: asyncpg.Connection, envelope: EventEnvelope) -> None:
+        if envelope.event_type != CardScanned.event_type:
+            return
+        scan = registry.decode_envelope(envelope)
+        assert isinstance(scan, CardScanned)
+        await self._service.handle_scan(connection, scan)
+
+
+class FeedHandler:
+    """`table-feed` on table.events: one delivery per event across all instances."""
+
+    def __init__(self, service: TableService, feed: RedisTableFeed) -> None:
+        self._service = service
+        self._feed = feed
+
+    async def __call__(self, connection: asyncpg.Connection, envelope: EventEnvelope) -> None:
+        if envelope.stream_id != stream_id_for(envelope.table_id):
+            return  # verdicts for unknown tables: not part of any table's feed
+        state = await self._service.repository.load(envelope.table_id, connection=connection)
+        message = feed_message(
+            envelope.stream_version,
+            envelope.event_type,
+            envelope.payload,
+            envelope.occurred_at.isoformat(),
+        )
+        try:
+            if state.version >= envelope.stream_version:
+                await self._feed.store_state(envelope.table_id, state_view(state))
+            await self._feed.publish(envelope.table_id, message)
+        except (RedisConnectionError, RedisTimeoutError) as error:
+            # Redis being away is not the event's fault: the runtime retries OSErrors
+            # until it is back instead of parking the event.
+            raise ConnectionError(f"redis unavailable: {error}") from error

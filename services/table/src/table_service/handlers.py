@@ -1,0 +1,180 @@
+"""Use cases: load the table from its stream, decide, append at the expected version and
+update the `tables` projection, all in one Postgres transaction. A concurrent writer makes
+the append fail with ConcurrencyError: the state is read again and the decision made afresh.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+import asyncpg
+
+from teenpatti.events import Event
+from teenpatti.events.catalog import CardScanned
+from teenpatti.eventsourcing import AsyncpgEventStore, ConcurrencyError, partition_for
+
+from .adapters.snapshots import save_snapshot
+from .adapters.tables import TableRepository, save_table
+from .config import TableSettings
+from .domain import (
+    OpenTable,
+    TableState,
+    TableStatus,
+    decide_cancel,
+    decide_clock,
+    decide_close_table,
+    decide_open_table,
+    decide_pause,
+    decide_resume,
+    decide_scan,
+    evolve_all,
+    refuse_unknown_table,
+    stream_id_for,
+    unknown_table_stream_id,
+)
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], datetime]
+Decision = Callable[[TableState, datetime], list[Event]]
+
+MAX_ATTEMPTS = 20
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class TableService:
+    def __init__(
+        self,
+        store: AsyncpgEventStore,
+        settings: TableSettings,
+        *,
+        clock: Clock = utc_now,
+    ) -> None:
+        self.store = store
+        self.settings = settings
+        self.clock = clock
+        self.repository = TableRepository(store.pool)
+        self.pause_timeout = timedelta(seconds=settings.pause_timeout_seconds)
+        # told the table id after each append here (the clock manager starts clocks at once)
+        self.on_appended: Callable[[str], None] | None = None
+
+    def partition_of(self, table_id: str) -> int:
+        return partition_for(table_id, self.settings.kafka_partitions)
+
+    async def load(self, table_id: str) -> TableState:
+        return await self.repository.load(table_id)
+
+    # -------------------------------------------------------------- commands (HTTP)
+    async def open_table(self, command: OpenTable, actor: str) -> tuple[TableState, bool]:
+        """The table after the command, and whether it was new."""
+        created = False
+
+        def decide(state: TableState, now: datetime) -> list[Event]:
+            nonlocal created
+            created = state.status is TableStatus.UNKNOWN
+            return decide_open_table(state, command, actor)
+
+        state, _ = await self.execute(command.table_id, decide)
+        return state, created
+
+    async def close_table(self, table_id: str, actor: str, reason: str) -> TableState:
+        state, _ = await self.execute(table_id, lambda s, _: decide_close_table(s, actor, reason))
+        return state
+
+    async def pause(self, table_id: str, actor: str, reason: str) -> TableState:
+        state, _ = await self.execute(table_id, lambda s, _: decide_pause(s, actor, reason))
+        return state
+
+    async def resume(self, table_id: str, actor: str) -> TableState:
+        state, _ = await self.execute(table_id, lambda s, now: decide_resume(s, actor, now))
+        return state
+
+    async def cancel(self, table_id: str, actor: str, reason: str) -> TableState:
+        state, _ = await self.execute(table_id, lambda s, _: decide_cancel(s, actor, reason))
+        return state
+
+    # -------------------------------------------------------------- the clock
+    async def tick(self, table_id: str) -> tuple[TableState, bool]:
+        """Whatever time makes due now (open a round, close betting, cancel a stale pause)."""
+        return await self.execute(table_id, lambda s, now: decide_clock(s, now, self.pause_timeout))
+
+    # -------------------------------------------------------------- scans (Kafka)
+    async def handle_scan(self, connection: asyncpg.Connection, scan: CardScanned) -> None:
+        """Deal or refuse a scanned card, inside the consumer's transaction. A ConcurrencyError
+        rolls the transaction back and the consumer runtime handles the event again."""
+        state = await self.repository.load(scan.table_id, connection=connection)
+        now = self.clock()
+        if state.status is TableStatus.UNKNOWN:
+            await self._refuse_unknown_table(connection, scan, now)
+            return
+        events = decide_scan(state, scan, now)
+        if events:
+            await self._append(connection, state, events, now)
+
+    async def _refuse_unknown_table(
+        self, connection: asyncpg.Connection, scan: CardScanned, now: datetime
+    ) -> None:
+        # The gateway waits for a verdict on table.events; a table that was never opened has
+        # no stream, so the verdict goes to a stream of its own that never becomes a table.
+        stream_id = unknown_table_stream_id(scan.table_id)
+        version = await connection.fetchval(
+            "SELECT version FROM streams WHERE stream_id = $1", stream_id
+        )
+        await self.store.append(
+            stream_id,
+            int(version or 0),
+            [refuse_unknown_table(scan)],
+            table_id=scan.table_id,
+            occurred_at=now,
+            connection=connection,
+        )
+
+    # -------------------------------------------------------------- the one write path
+    async def execute(self, table_id: str, decide: Decision) -> tuple[TableState, bool]:
+        """Load, decide, append and project in one transaction, retried on a conflict.
+        Returns the state after the command and whether anything was appended."""
+        for _ in range(MAX_ATTEMPTS):
+            state = await self.repository.load(table_id)
+            now = self.clock()
+            events = decide(state, now)
+            if not events:
+                return state, False
+            try:
+                async with self.store.pool.acquire() as connection, connection.transaction():
+                    new_state = await self._append(connection, state, events, now)
+            except ConcurrencyError:
+                continue
+            self.repository.remember(new_state)
+            if self.on_appended is not None:
+                self.on_appended(table_id)
+            return new_state, True
+        raise ConcurrencyError(f"table {table_id}: too many concurrent writers, gave up")
+
+    async def _append(
+        self,
+        connection: asyncpg.Connection,
+        state: TableState,
+        events: list[Event],
+        now: datetime,
+    ) -> TableState:
+        appended = await self.store.append(
+            stream_id_for(state.table_id),
+            state.version,
+            events,
+            table_id=state.table_id,
+            occurred_at=now,
+            connection=connection,
+        )
+        new_state = evolve_all(state, events, now)
+        await save_table(connection, new_state, self.partition_of(state.table_id))
+        every = self.settings.snapshot_every
+        if every and new_state.version // every > state.version // every:
+            # the state built here is exactly what a replay of the committed events gives
+            # (the events carry `now` as occurred_at), so it can be kept as the snapshot
+            await save_snapshot(connection, new_state, appended.event_ids[-1])
+        return new_state

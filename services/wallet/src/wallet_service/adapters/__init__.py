@@ -1,0 +1,1 @@
+"""The wallet's adapters: the SQL of its projection tables."""

@@ -1,0 +1,543 @@
+"""The wallet's projection tables in its own database (beside the event store), and the SQL
+that reads and writes them. Every function takes the caller's connection: the caller owns the
+transaction, so rows and events commit together.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+import asyncpg
+
+from ..domain import BookSeal, RoundBetting, limits_from_mapping
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS wallet_players (
+    operator_id     text NOT NULL,
+    player_id       text NOT NULL,
+    created_at      timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (operator_id, player_id)
+);
+CREATE TABLE IF NOT EXISTS wallet_accounts (
+    operator_id     text NOT NULL,
+    player_id       text NOT NULL,
+    currency        text NOT NULL,
+    balance         bigint NOT NULL DEFAULT 0 CHECK (balance >= 0),
+    updated_at      timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (operator_id, player_id, currency)
+);
+CREATE TABLE IF NOT EXISTS wallet_ledger (
+    entry_id        uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    account         text NOT NULL CHECK (account IN ('player', 'house')),
+    operator_id     text NOT NULL,
+    player_id       text,
+    currency        text NOT NULL,
+    amount          bigint NOT NULL CHECK (amount <> 0),
+    kind            text NOT NULL CHECK (kind IN ('deposit', 'withdrawal', 'stake', 'return')),
+    reference       text NOT NULL,
+    created_at      timestamptz NOT NULL DEFAULT now(),
+    CHECK ((account = 'player') = (player_id IS NOT NULL))
+);
+CREATE INDEX IF NOT EXISTS wallet_ledger_reference ON wallet_ledger (reference);
+CREATE TABLE IF NOT EXISTS wallet_transfers (
+    operator_id     text NOT NULL,
+    transfer_id     text NOT NULL,
+    kind            text NOT NULL CHECK (kind IN ('deposit', 'withdrawal')),
+    player_id       text NOT NULL,
+    currency        text NOT NULL,
+    amount          bigint NOT NULL CHECK (amount > 0),
+    balance_after   bigint NOT NULL,
+    created_at      timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (operator_id, transfer_id)
+);
+CREATE TABLE IF NOT EXISTS wallet_rounds (
+    round_id            text PRIMARY KEY,
+    table_id            text NOT NULL,
+    status              text NOT NULL CHECK (status IN ('open', 'sealed', 'closed', 'cancelled')),
+    paused              boolean NOT NULL DEFAULT false,
+    opened_at           timestamptz,
+    betting_closes_at   timestamptz NOT NULL,
+    limits              jsonb NOT NULL,
+    sealed_at           timestamptz,
+    bet_count           integer,
+    total_stake         jsonb,
+    digest              text,
+    cards               jsonb,
+    winner              text,
+    player_a_hand       text,
+    player_b_hand       text,
+    six_card_bonus_hand text,
+    cancel_reason       text,
+    updated_at          timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS wallet_bets (
+    seq             bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+    bet_id          uuid PRIMARY KEY,
+    slip_id         uuid NOT NULL,
+    operator_id     text NOT NULL,
+    player_id       text NOT NULL,
+    round_id        text NOT NULL REFERENCES wallet_rounds (round_id),
+    table_id        text NOT NULL,
+    bet_type        text NOT NULL,
+    stake           bigint NOT NULL CHECK (stake > 0),
+    currency        text NOT NULL,
+    placed_at       timestamptz NOT NULL,
+    status          text NOT NULL DEFAULT 'placed' CHECK (status IN ('placed', 'paid')),
+    outcome         text,
+    returned        bigint CHECK (returned >= 0),
+    paid_at         timestamptz
+);
+CREATE INDEX IF NOT EXISTS wallet_bets_player ON wallet_bets (operator_id, player_id, seq DESC);
+CREATE INDEX IF NOT EXISTS wallet_bets_round ON wallet_bets (round_id);
+CREATE TABLE IF NOT EXISTS wallet_idempotency (
+    operator_id     text NOT NULL,
+    key             text NOT NULL,
+    request_hash    text NOT NULL,
+    status_code     integer,
+    response        json,  -- json, not jsonb: a replay is byte for byte the first answer
+    created_at      timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (operator_id, key)
+);
+"""
+
+
+async def migrate(pool: asyncpg.Pool) -> None:
+    """Create the projection tables; idempotent, safe from several instances at once."""
+    async with pool.acquire() as connection, connection.transaction():
+        await connection.execute("SELECT pg_advisory_xact_lock(7411103)")
+        await connection.execute(SCHEMA)
+
+
+# ------------------------------------------------------------------------------- players
+def player_stream(operator_id: str, player_id: str) -> str:
+    # operator names cannot hold ":" (the API key spec splits on it), player ids may not
+    return f"player-{operator_id}:{player_id}"
+
+
+def book_stream(round_id: str) -> str:
+    return f"book-{round_id}"
+
+
+async def lock_player(connection: asyncpg.Connection, operator_id: str, player_id: str) -> int:
+    """Serialize every write of one player (all currencies): lock its row, creating it if
+    new, and return its event stream's version, which cannot move while the lock is held."""
+    await connection.execute(
+        "INSERT INTO wallet_players (operator_id, player_id) VALUES ($1, $2)"
+        " ON CONFLICT DO NOTHING",
+        operator_id,
+        player_id,
+    )
+    await connection.execute(
+        "SELECT 1 FROM wallet_players WHERE operator_id = $1 AND player_id = $2 FOR UPDATE",
+        operator_id,
+        player_id,
+    )
+    version = await connection.fetchval(
+        "SELECT version FROM streams WHERE stream_id = $1",
+        player_stream(operator_id, player_id),
+    )
+    return int(version or 0)
+
+
+# ------------------------------------------------------------------------------ accounts
+async def balance_for_update(
+    connection: asyncpg.Connection, operator_id: str, player_id: str, currency: str
+) -> int:
+    balance = await connection.fetchval(
+        "SELECT balance FROM wallet_accounts"
+        " WHERE operator_id = $1 AND player_id = $2 AND currency = $3 FOR UPDATE",
+        operator_id,
+        player_id,
+        currency,
+    )
+    return int(balance or 0)
+
+
+async def add_to_balance(
+    connection: asyncpg.Connection, operator_id: str, player_id: str, currency: str, amount: int
+) -> int:
+    """Move a player's balance by `amount` (negative to debit); the new balance. The CHECK
+    refuses a negative balance, so a caller that skipped the funds check still cannot."""
+    if amount < 0:
+        # an upsert would check the negative VALUES row against the CHECK before the conflict
+        debited = await connection.fetchval(
+            "UPDATE wallet_accounts SET balance = balance + $4, updated_at = now()"
+            " WHERE operator_id = $1 AND player_id = $2 AND currency = $3 RETURNING balance",
+            operator_id,
+            player_id,
+            currency,
+            amount,
+        )
+        if debited is None:
+            raise asyncpg.CheckViolationError("debit of an account that does not exist")
+        return int(debited)
+    balance = await connection.fetchval(
+        "INSERT INTO wallet_accounts (operator_id, player_id, currency, balance)"
+        " VALUES ($1, $2, $3, $4)"
+        " ON CONFLICT (operator_id, player_id, currency) DO UPDATE"
+        " SET balance = wallet_accounts.balance + EXCLUDED.balance, updated_at = now()"
+        " RETURNING balance",
+        operator_id,
+        player_id,
+        currency,
+        amount,
+    )
+    return int(balance)
+
+
+async def balances(
+    connection: asyncpg.Connection, operator_id: str, player_id: str
+) -> dict[str, int]:
+    rows = await connection.fetch(
+        "SELECT currency, balance FROM wallet_accounts WHERE operator_id = $1 AND player_id = $2"
+        " ORDER BY currency",
+        operator_id,
+        player_id,
+    )
+    return {row["currency"]: int(row["balance"]) for row in rows}
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerEntry:
+    account: str  # "player" or "house"
+    operator_id: str
+    player_id: str | None
+    currency: str
+    amount: int
+    kind: str
+    reference: str
+
+
+async def record_ledger(connection: asyncpg.Connection, entries: Sequence[LedgerEntry]) -> None:
+    entries = [entry for entry in entries if entry.amount != 0]
+    if not entries:
+        return
+    await connection.execute(
+        "INSERT INTO wallet_ledger (account, operator_id, player_id, currency, amount, kind,"
+        " reference) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[],"
+        " $5::bigint[], $6::text[], $7::text[])",
+        [e.account for e in entries],
+        [e.operator_id for e in entries],
+        [e.player_id for e in entries],
+        [e.currency for e in entries],
+        [e.amount for e in entries],
+        [e.kind for e in entries],
+        [e.reference for e in entries],
+    )
+
+
+# ----------------------------------------------------------------------------- transfers
+@dataclass(frozen=True, slots=True)
+class Transfer:
+    kind: str
+    player_id: str
+    currency: str
+    amount: int
+    balance_after: int
+
+
+async def claim_transfer(
+    connection: asyncpg.Connection, operator_id: str, transfer_id: str, transfer: Transfer
+) -> Transfer | None:
+    """Record the transfer, or return the one already recorded under this id. A concurrent
+    claim of the same id waits here until the first commits or rolls back."""
+    inserted = await connection.fetchval(
+        "INSERT INTO wallet_transfers (operator_id, transfer_id, kind, player_id, currency,"
+        " amount, balance_after) VALUES ($1, $2, $3, $4, $5, $6, $7)"
+        " ON CONFLICT DO NOTHING RETURNING true",
+        operator_id,
+        transfer_id,
+        transfer.kind,
+        transfer.player_id,
+        transfer.currency,
+        transfer.amount,
+        transfer.balance_after,
+    )
+    if inserted:
+        return None
+    row = await connection.fetchrow(
+        "SELECT kind, player_id, currency, amount, balance_after FROM wallet_transfers"
+        " WHERE operator_id = $1 AND transfer_id = $2",
+        operator_id,
+        transfer_id,
+    )
+    return Transfer(
+        row["kind"],
+        row["player_id"],
+        row["currency"],
+        int(row["amount"]),
+        int(row["balance_after"]),
+    )
+
+
+async def set_transfer_balance(
+    connection: asyncpg.Connection, operator_id: str, transfer_id: str, balance_after: int
+) -> None:
+    await connection.execute(
+        "UPDATE wallet_transfers SET balance_after = $3"
+        " WHERE operator_id = $1 AND transfer_id = $2",
+        operator_id,
+        transfer_id,
+        balance_after,
+    )
+
+
+# ------------------------------------------------------------------------------- rounds
+def _round_betting(row: asyncpg.Record) -> RoundBetting:
+    return RoundBetting(
+        round_id=row["round_id"],
+        table_id=row["table_id"],
+        status=row["status"],
+        paused=row["paused"],
+        betting_closes_at=row["betting_closes_at"],
+        limits=limits_from_mapping(json.loads(row["limits"])),
+    )
+
+
+async def round_for_betting(connection: asyncpg.Connection, round_id: str) -> RoundBetting | None:
+    """The round, share-locked: sealing takes the same row FOR UPDATE, so it waits for every
+    slip holding this lock to commit, and a slip arriving after the seal sees it sealed."""
+    row = await connection.fetchrow(
+        "SELECT round_id, table_id, status, paused, betting_closes_at, limits::text AS limits"
+        " FROM wallet_rounds WHERE round_id = $1 FOR SHARE",
+        round_id,
+    )
+    return None if row is None else _round_betting(row)
+
+
+async def round_status_for_update(connection: asyncpg.Connection, round_id: str) -> str | None:
+    status = await connection.fetchval(
+        "SELECT status FROM wallet_rounds WHERE round_id = $1 FOR UPDATE", round_id
+    )
+    return None if status is None else str(status)
+
+
+async def insert_round(
+    connection: asyncpg.Connection,
+    *,
+    round_id: str,
+    table_id: str,
+    status: str,
+    opened_at: datetime | None,
+    betting_closes_at: datetime,
+    limits: dict[str, Any],
+) -> bool:
+    inserted = await connection.fetchval(
+        "INSERT INTO wallet_rounds (round_id, table_id, status, opened_at, betting_closes_at,"
+        " limits) VALUES ($1, $2, $3, $4, $5, $6::jsonb) ON CONFLICT DO NOTHING RETURNING true",
+        round_id,
+        table_id,
+        status,
+        opened_at,
+        betting_closes_at,
+        json.dumps(limits),
+    )
+    return bool(inserted)
+
+
+async def round_book(connection: asyncpg.Connection, round_id: str) -> list[tuple[UUID, str, int]]:
+    rows = await connection.fetch(
+        "SELECT bet_id, currency, stake FROM wallet_bets WHERE round_id = $1", round_id
+    )
+    return [(row["bet_id"], row["currency"], int(row["stake"])) for row in rows]
+
+
+async def mark_sealed(
+    connection: asyncpg.Connection, round_id: str, seal: BookSeal, sealed_at: datetime
+) -> None:
+    await connection.execute(
+        "UPDATE wallet_rounds SET status = 'sealed', sealed_at = $2, bet_count = $3,"
+        " total_stake = $4::jsonb, digest = $5, updated_at = now() WHERE round_id = $1",
+        round_id,
+        sealed_at,
+        seal.bet_count,
+        json.dumps(seal.total_stake),
+        seal.digest,
+    )
+
+
+async def update_round(connection: asyncpg.Connection, round_id: str, **columns: Any) -> None:
+    """Set the named columns (fixed names from this module's callers, never user input)."""
+    names = list(columns)
+    assignments = ", ".join(
+        f"{name} = ${i}::jsonb" if name == "cards" else f"{name} = ${i}"
+        for i, name in enumerate(names, start=2)
+    )
+    values = [json.dumps(columns[n]) if n == "cards" else columns[n] for n in names]
+    await connection.execute(
+        f"UPDATE wallet_rounds SET {assignments}, updated_at = now() WHERE round_id = $1",
+        round_id,
+        *values,
+    )
+
+
+async def round_row(connection: asyncpg.Connection, round_id: str) -> asyncpg.Record | None:
+    row: asyncpg.Record | None = await connection.fetchrow(
+        "SELECT round_id, table_id, status, paused, opened_at, betting_closes_at, sealed_at,"
+        " cards::text AS cards, winner, player_a_hand, player_b_hand, six_card_bonus_hand,"
+        " cancel_reason FROM wallet_rounds WHERE round_id = $1",
+        round_id,
+    )
+    return row
+
+
+# --------------------------------------------------------------------------------- bets
+@dataclass(frozen=True, slots=True)
+class NewBet:
+    bet_id: UUID
+    bet_type: str
+    stake: int
+
+
+async def insert_bets(
+    connection: asyncpg.Connection,
+    *,
+    slip_id: UUID,
+    operator_id: str,
+    player_id: str,
+    round_id: str,
+    table_id: str,
+    currency: str,
+    placed_at: datetime,
+    bets: Sequence[NewBet],
+) -> None:
+    await connection.execute(
+        "INSERT INTO wallet_bets (bet_id, slip_id, operator_id, player_id, round_id, table_id,"
+        " bet_type, stake, currency, placed_at)"
+        " SELECT b.bet_id, $1, $2, $3, $4, $5, b.bet_type, b.stake, $6, $7"
+        " FROM unnest($8::uuid[], $9::text[], $10::bigint[]) WITH ORDINALITY"
+        "   AS b(bet_id, bet_type, stake, n) ORDER BY b.n",
+        slip_id,
+        operator_id,
+        player_id,
+        round_id,
+        table_id,
+        currency,
+        placed_at,
+        [bet.bet_id for bet in bets],
+        [bet.bet_type for bet in bets],
+        [bet.stake for bet in bets],
+    )
+
+
+async def bet_for_payment(connection: asyncpg.Connection, bet_id: UUID) -> asyncpg.Record | None:
+    row: asyncpg.Record | None = await connection.fetchrow(
+        "SELECT bet_id, operator_id, player_id, round_id, table_id, bet_type, stake, currency,"
+        " status FROM wallet_bets WHERE bet_id = $1 FOR UPDATE",
+        bet_id,
+    )
+    return row
+
+
+async def mark_paid(
+    connection: asyncpg.Connection, bet_id: UUID, outcome: str, returned: int, paid_at: datetime
+) -> None:
+    await connection.execute(
+        "UPDATE wallet_bets SET status = 'paid', outcome = $2, returned = $3, paid_at = $4"
+        " WHERE bet_id = $1",
+        bet_id,
+        outcome,
+        returned,
+        paid_at,
+    )
+
+
+_BET_VIEW = """
+SELECT b.seq, b.bet_id, b.slip_id, b.player_id, b.round_id, b.table_id, b.bet_type, b.stake,
+       b.currency, b.placed_at, b.status, b.outcome, b.returned, b.paid_at,
+       r.status AS round_status, r.cards::text AS cards, r.winner, r.player_a_hand,
+       r.player_b_hand, r.six_card_bonus_hand
+FROM wallet_bets b JOIN wallet_rounds r ON r.round_id = b.round_id
+"""
+
+
+async def player_bets(
+    connection: asyncpg.Connection,
+    operator_id: str,
+    player_id: str,
+    *,
+    before_seq: int | None,
+    limit: int,
+) -> list[asyncpg.Record]:
+    rows: list[asyncpg.Record] = await connection.fetch(
+        _BET_VIEW + " WHERE b.operator_id = $1 AND b.player_id = $2"
+        " AND ($3::bigint IS NULL OR b.seq < $3) ORDER BY b.seq DESC LIMIT $4",
+        operator_id,
+        player_id,
+        before_seq,
+        limit,
+    )
+    return rows
+
+
+async def operator_bet(
+    connection: asyncpg.Connection, operator_id: str, bet_id: UUID
+) -> asyncpg.Record | None:
+    row: asyncpg.Record | None = await connection.fetchrow(
+        _BET_VIEW + " WHERE b.operator_id = $1 AND b.bet_id = $2", operator_id, bet_id
+    )
+    return row
+
+
+async def operator_round_bets(
+    connection: asyncpg.Connection, operator_id: str, round_id: str
+) -> list[asyncpg.Record]:
+    rows: list[asyncpg.Record] = await connection.fetch(
+        _BET_VIEW + " WHERE b.operator_id = $1 AND b.round_id = $2 ORDER BY b.seq",
+        operator_id,
+        round_id,
+    )
+    return rows
+
+
+# -------------------------------------------------------------------------- idempotency
+@dataclass(frozen=True, slots=True)
+class StoredAnswer:
+    request_hash: str
+    status_code: int
+    response: dict[str, Any]
+
+
+async def claim_idempotency_key(
+    connection: asyncpg.Connection, operator_id: str, key: str, request_hash: str
+) -> StoredAnswer | None:
+    """Claim the key for this transaction, or return the answer stored under it. A concurrent
+    request with the same key waits here until the first one commits or rolls back."""
+    claimed = await connection.fetchval(
+        "INSERT INTO wallet_idempotency (operator_id, key, request_hash) VALUES ($1, $2, $3)"
+        " ON CONFLICT DO NOTHING RETURNING true",
+        operator_id,
+        key,
+        request_hash,
+    )
+    if claimed:
+        return None
+    row = await connection.fetchrow(
+        "SELECT request_hash, status_code, response::text AS response FROM wallet_idempotency"
+        " WHERE operator_id = $1 AND key = $2",
+        operator_id,
+        key,
+    )
+    return StoredAnswer(row["request_hash"], int(row["status_code"]), json.loads(row["response"]))
+
+
+async def store_answer(
+    connection: asyncpg.Connection,
+    operator_id: str,
+    key: str,
+    status_code: int,
+    response: dict[str, Any],
+) -> None:
+    await connection.execute(
+        "UPDATE wallet_idempotency SET status_code = $3, response = $4::json"
+        " WHERE operator_id = $1 AND key = $2",
+        operator_id,
+        key,
+        status_code,
+        json.dumps(response, default=str),
+    )

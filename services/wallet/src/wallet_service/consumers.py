@@ -1,0 +1,237 @@
+"""The wallet's Kafka handlers. Each runs inside the consumer's Postgres transaction (which
+also records the event as processed), so its rows and events commit once, together.
+Duplicates with a new event id (a republished event) are absorbed by the rows' own state:
+a sealed round is not sealed again, a paid bet is not paid again."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+import asyncpg
+
+from teenpatti.events import EventEnvelope
+from teenpatti.events.catalog import (
+    BetBookClosed,
+    BetPaid,
+    BetSettled,
+    BettingClosed,
+    RoundCancelled,
+    RoundClosed,
+    RoundOpened,
+    RoundPaused,
+    RoundResumed,
+    registry,
+)
+from teenpatti.eventsourcing import AsyncpgEventStore
+
+from .adapters import postgres as db
+from .domain import CANCELLED, CLOSED, OPEN, SEALED, UnknownBetError, seal_book
+
+log = logging.getLogger(__name__)
+
+TABLE_EVENT_TYPES = frozenset(
+    {"RoundOpened", "BettingClosed", "RoundCancelled", "RoundClosed", "RoundPaused", "RoundResumed"}
+)
+
+
+class BetMismatchError(ValueError):
+    """A BetSettled that does not describe the bet the wallet holds: parked, never paid."""
+
+
+class WalletConsumers:
+    def __init__(
+        self, store: AsyncpgEventStore, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+    ) -> None:
+        self._store = store
+        self._clock = clock
+
+    # ------------------------------------------------------------------ table.events
+    async def on_table_event(self, connection: asyncpg.Connection, envelope: EventEnvelope) -> None:
+        if envelope.event_type not in TABLE_EVENT_TYPES:
+            return
+        event = registry.decode_envelope(envelope)
+        if isinstance(event, RoundOpened):
+            await db.insert_round(
+                connection,
+                round_id=event.round_id,
+                table_id=event.table_id,
+                status=OPEN,
+                opened_at=event.opened_at,
+                betting_closes_at=event.betting_closes_at,
+                limits={
+                    currency: {bt: limit.model_dump() for bt, limit in by_type.items()}
+                    for currency, by_type in event.limits.items()
+                },
+            )
+        elif isinstance(event, BettingClosed):
+            await self._seal(connection, envelope, event.round_id, event.table_id, event.closed_at)
+        elif isinstance(event, RoundCancelled):
+            status = await self._seal(
+                connection, envelope, event.round_id, event.table_id, envelope.occurred_at
+            )
+            if status in (OPEN, SEALED):
+                await db.update_round(
+                    connection, event.round_id, status=CANCELLED, cancel_reason=event.reason
+                )
+        elif isinstance(event, RoundClosed):
+            status = await self._seal(
+                connection, envelope, event.round_id, event.table_id, envelope.occurred_at
+            )
+            await db.update_round(
+                connection,
+                event.round_id,
+                status=CANCELLED if status == CANCELLED else CLOSED,
+                cards=list(event.cards),
+                winner=event.winner,
+                player_a_hand=event.player_a_hand,
+                player_b_hand=event.player_b_hand,
+                six_card_bonus_hand=event.six_card_bonus_hand,
+            )
+        elif isinstance(event, RoundPaused):
+            await db.update_round(connection, event.round_id, paused=True)
+        elif isinstance(event, RoundResumed):
+            if event.betting_closes_at is not None:
+                await db.update_round(
+                    connection,
+                    event.round_id,
+                    paused=False,
+                    betting_closes_at=event.betting_closes_at,
+                )
+            else:
+                await db.update_round(connection, event.round_id, paused=False)
+
+    async def _seal(
+        self,
+        connection: asyncpg.Connection,
+        envelope: EventEnvelope,
+        round_id: str,
+        table_id: str,
+        at: datetime,
+    ) -> str:
+        """Seal the round's book if still open; the round's status before this event.
+
+        The round row is locked FOR UPDATE: this waits for every slip holding it FOR SHARE to
+        commit, and the book read afterwards (a new snapshot) holds all of them."""
+        status = await db.round_status_for_update(connection, round_id)
+        if status is None:
+            # RoundOpened never reached the wallet, so no bet can exist: seal an empty book
+            # so that settlement is not left waiting for it
+            log.warning("sealing round %s that the wallet never saw open", round_id)
+            await db.insert_round(
+                connection,
+                round_id=round_id,
+                table_id=table_id,
+                status=OPEN,
+                opened_at=None,
+                betting_closes_at=at,
+                limits={},
+            )
+            status = await db.round_status_for_update(connection, round_id)
+        if status != OPEN:
+            return status or OPEN
+        # the wallet's clock once it holds the lock: after every bet of the book was placed
+        sealed_at = self._clock()
+        seal = seal_book(await db.round_book(connection, round_id))
+        await db.mark_sealed(connection, round_id, seal, sealed_at)
+        await self._store.append(
+            db.book_stream(round_id),
+            0,
+            [
+                BetBookClosed(
+                    round_id=round_id,
+                    table_id=table_id,
+                    bet_count=seal.bet_count,
+                    total_stake=seal.total_stake,
+                    digest=seal.digest,
+                )
+            ],
+            table_id=table_id,
+            correlation_id=envelope.correlation_id,
+            causation_id=envelope.event_id,
+            connection=connection,
+        )
+        return OPEN
+
+    # ------------------------------------------------------------- settlement.events
+    async def on_settlement_event(
+        self, connection: asyncpg.Connection, envelope: EventEnvelope
+    ) -> None:
+        if envelope.event_type != "BetSettled":
+            return
+        event = registry.decode_envelope(envelope)
+        assert isinstance(event, BetSettled)
+        bet = await db.bet_for_payment(connection, event.bet_id)
+        if bet is None:
+            raise UnknownBetError(f"BetSettled for bet {event.bet_id}, which the wallet never took")
+        if bet["status"] == "paid":
+            log.info(
+                "bet %s is already paid; BetSettled %s ignored", event.bet_id, envelope.event_id
+            )
+            return
+        expected = (
+            bet["operator_id"],
+            bet["player_id"],
+            bet["round_id"],
+            bet["bet_type"],
+            bet["currency"],
+            int(bet["stake"]),
+        )
+        told = (
+            event.operator_id,
+            event.player_id,
+            event.round_id,
+            event.bet_type,
+            event.currency,
+            event.stake,
+        )
+        if expected != told:
+            raise BetMismatchError(
+                f"BetSettled for bet {event.bet_id} says {told}, the bet is {expected}"
+            )
+        operator_id, player_id = bet["operator_id"], bet["player_id"]
+        version = await db.lock_player(connection, operator_id, player_id)
+        balance_after = await db.add_to_balance(
+            connection, operator_id, player_id, event.currency, event.returned
+        )
+        reference = f"bet:{event.bet_id}"
+        await db.record_ledger(
+            connection,
+            [
+                db.LedgerEntry(
+                    "house", operator_id, None, event.currency, -event.returned, "return", reference
+                ),
+                db.LedgerEntry(
+                    "player",
+                    operator_id,
+                    player_id,
+                    event.currency,
+                    event.returned,
+                    "return",
+                    reference,
+                ),
+            ],
+        )
+        await db.mark_paid(connection, event.bet_id, event.outcome, event.returned, self._clock())
+        await self._store.append(
+            db.player_stream(operator_id, player_id),
+            version,
+            [
+                BetPaid(
+                    bet_id=event.bet_id,
+                    round_id=bet["round_id"],
+                    table_id=bet["table_id"],
+                    operator_id=operator_id,
+                    player_id=player_id,
+                    currency=event.currency,
+                    amount=event.returned,
+                    outcome=event.outcome,
+                    balance_after=balance_after,
+                )
+            ],
+            table_id=bet["table_id"],
+            correlation_id=envelope.correlation_id,
+            causation_id=envelope.event_id,
+            connection=connection,
+        )

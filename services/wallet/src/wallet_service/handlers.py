@@ -1,0 +1,430 @@
+"""The wallet's use cases. Each command is one Postgres transaction: projection rows, ledger
+entries and events (appended with `connection=`) commit together or not at all."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from uuid import UUID, uuid4
+
+import asyncpg
+
+from teenpatti.events.catalog import BetPlaced, FundsDeposited, FundsWithdrawn
+from teenpatti.eventsourcing import AsyncpgEventStore
+
+from .adapters import postgres as db
+from .config import WalletSettings
+from .domain import (
+    AboveMaximumError,
+    BalanceLimitError,
+    BelowMinimumError,
+    BettingClosedError,
+    CurrencyNotAcceptedError,
+    IdempotencyKeyReusedError,
+    InsufficientFundsError,
+    InvalidBetError,
+    SlipLine,
+    TransferIdReusedError,
+    UnknownBetError,
+    UnknownRoundError,
+    WalletError,
+    check_funds,
+    check_slip_shape,
+    fingerprint,
+    validate_slip,
+)
+
+Clock = Callable[[], datetime]
+
+
+class InvalidCursorError(WalletError):
+    code = "invalid_cursor"
+
+
+# The HTTP status of each refusal (docs/services.md, wallet)
+REFUSAL_STATUS: dict[str, int] = {
+    UnknownRoundError.code: 404,
+    UnknownBetError.code: 404,
+    BettingClosedError.code: 409,
+    InsufficientFundsError.code: 409,
+    CurrencyNotAcceptedError.code: 422,
+    BelowMinimumError.code: 422,
+    AboveMaximumError.code: 422,
+    InvalidBetError.code: 422,
+    IdempotencyKeyReusedError.code: 422,
+    TransferIdReusedError.code: 422,
+    BalanceLimitError.code: 422,
+    InvalidCursorError.code: 422,
+}
+
+_REFUSALS: dict[str, type[WalletError]] = {
+    cls.code: cls
+    for cls in (
+        BettingClosedError,
+        InsufficientFundsError,
+        CurrencyNotAcceptedError,
+        BelowMinimumError,
+        AboveMaximumError,
+        InvalidBetError,
+    )
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Slip:
+    player_id: str
+    round_id: str
+    currency: str
+    lines: tuple[SlipLine, ...]
+
+    def fingerprint(self) -> str:
+        return fingerprint(
+            {
+                "player_id": self.player_id,
+                "round_id": self.round_id,
+                "currency": self.currency,
+                "bets": [{"bet_type": b.bet_type, "stake": b.stake} for b in self.lines],
+            }
+        )
+
+
+class Wallet:
+    """The wallet's commands and queries, every one scoped by the operator asking."""
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        store: AsyncpgEventStore,
+        settings: WalletSettings,
+        clock: Clock = lambda: datetime.now(UTC),
+    ) -> None:
+        self._pool = pool
+        self._store = store
+        self._grace = timedelta(milliseconds=settings.betting_grace_ms)
+        self._max_bets = settings.max_bets_per_slip
+        self._clock = clock
+
+    # ---------------------------------------------------------------- deposits/withdrawals
+    async def deposit(
+        self, operator_id: str, player_id: str, transfer_id: str, currency: str, amount: int
+    ) -> dict[str, Any]:
+        return await self._transfer(
+            "deposit", operator_id, player_id, transfer_id, currency, amount
+        )
+
+    async def withdraw(
+        self, operator_id: str, player_id: str, transfer_id: str, currency: str, amount: int
+    ) -> dict[str, Any]:
+        return await self._transfer(
+            "withdrawal", operator_id, player_id, transfer_id, currency, amount
+        )
+
+    async def _transfer(
+        self,
+        kind: str,
+        operator_id: str,
+        player_id: str,
+        transfer_id: str,
+        currency: str,
+        amount: int,
+    ) -> dict[str, Any]:
+        asked = db.Transfer(kind, player_id, currency, amount, 0)
+        async with self._pool.acquire() as connection, connection.transaction():
+            first = await db.claim_transfer(connection, operator_id, transfer_id, asked)
+            if first is not None:
+                if (first.kind, first.player_id, first.currency, first.amount) != (
+                    kind,
+                    player_id,
+                    currency,
+                    amount,
+                ):
+                    raise TransferIdReusedError(
+                        f"transfer {transfer_id} was a {first.kind} of {first.amount}"
+                        f" {first.currency} for player {first.player_id}"
+                    )
+                return _transfer_answer(transfer_id, first.currency, first.balance_after)
+            version = await db.lock_player(connection, operator_id, player_id)
+            if kind == "withdrawal":
+                balance = await db.balance_for_update(connection, operator_id, player_id, currency)
+                check_funds(balance, amount, currency)
+            try:
+                balance_after = await db.add_to_balance(
+                    connection,
+                    operator_id,
+                    player_id,
+                    currency,
+                    amount if kind == "deposit" else -amount,
+                )
+            except asyncpg.NumericValueOutOfRangeError:
+                raise BalanceLimitError(
+                    "the balance would exceed what an account can hold"
+                ) from None
+            await db.set_transfer_balance(connection, operator_id, transfer_id, balance_after)
+            await db.record_ledger(
+                connection,
+                [
+                    db.LedgerEntry(
+                        "player",
+                        operator_id,
+                        player_id,
+                        currency,
+                        amount if kind == "deposit" else -amount,
+                        kind,
+                        f"transfer:{transfer_id}",
+                    )
+                ],
+            )
+            event_class = FundsDeposited if kind == "deposit" else FundsWithdrawn
+            stream = db.player_stream(operator_id, player_id)
+            await self._store.append(
+                stream,
+                version,
+                [
+                    event_class(
+                        transfer_id=transfer_id,
+                        operator_id=operator_id,
+                        player_id=player_id,
+                        currency=currency,
+                        amount=amount,
+                        balance_after=balance_after,
+                    )
+                ],
+                # not about a table: keyed by the player's stream, so its transfers stay in order
+                table_id=stream,
+                connection=connection,
+            )
+        return _transfer_answer(transfer_id, currency, balance_after)
+
+    async def balances(self, operator_id: str, player_id: str) -> dict[str, int]:
+        async with self._pool.acquire() as connection:
+            return await db.balances(connection, operator_id, player_id)
+
+    # ------------------------------------------------------------------------------ bets
+    async def place_slip(
+        self, operator_id: str, idempotency_key: str, slip: Slip
+    ) -> dict[str, Any]:
+        """The whole slip or nothing. The answer (acceptance or refusal) is stored under the
+        key, except `unknown_round`: the wallet may not have heard of a new round yet."""
+        request_hash = slip.fingerprint()
+        refusal: WalletError | None = None
+        async with self._pool.acquire() as connection, connection.transaction():
+            stored = await db.claim_idempotency_key(
+                connection, operator_id, idempotency_key, request_hash
+            )
+            if stored is not None:
+                return _replay(idempotency_key, request_hash, stored)
+            try:
+                answer = await self._place(connection, operator_id, slip)
+            except UnknownRoundError:
+                raise
+            except WalletError as error:
+                refusal = error
+                await db.store_answer(
+                    connection,
+                    operator_id,
+                    idempotency_key,
+                    REFUSAL_STATUS[error.code],
+                    {"code": error.code, "detail": error.detail},
+                )
+            else:
+                await db.store_answer(connection, operator_id, idempotency_key, 201, answer)
+                return answer
+        assert refusal is not None
+        raise refusal
+
+    async def _place(
+        self, connection: asyncpg.Connection, operator_id: str, slip: Slip
+    ) -> dict[str, Any]:
+        check_slip_shape(slip.lines, max_bets=self._max_bets)
+        round_ = await db.round_for_betting(connection, slip.round_id)
+        if round_ is None:
+            raise UnknownRoundError(f"round {slip.round_id} is not known")
+        placed_at = self._clock()  # read after the round lock: the seal cannot be in between
+        total = validate_slip(
+            round_,
+            slip.currency,
+            slip.lines,
+            placed_at,
+            grace=self._grace,
+            max_bets=self._max_bets,
+        )
+        version = await db.lock_player(connection, operator_id, slip.player_id)
+        balance = await db.balance_for_update(
+            connection, operator_id, slip.player_id, slip.currency
+        )
+        check_funds(balance, total, slip.currency)
+        slip_id = uuid4()
+        bets = [db.NewBet(uuid4(), line.bet_type, line.stake) for line in slip.lines]
+        balance_after = await db.add_to_balance(
+            connection, operator_id, slip.player_id, slip.currency, -total
+        )
+        await db.insert_bets(
+            connection,
+            slip_id=slip_id,
+            operator_id=operator_id,
+            player_id=slip.player_id,
+            round_id=round_.round_id,
+            table_id=round_.table_id,
+            currency=slip.currency,
+            placed_at=placed_at,
+            bets=bets,
+        )
+        entries: list[db.LedgerEntry] = []
+        for bet in bets:
+            reference = f"bet:{bet.bet_id}"
+            entries.append(
+                db.LedgerEntry(
+                    "player",
+                    operator_id,
+                    slip.player_id,
+                    slip.currency,
+                    -bet.stake,
+                    "stake",
+                    reference,
+                )
+            )
+            entries.append(
+                db.LedgerEntry(
+                    "house", operator_id, None, slip.currency, bet.stake, "stake", reference
+                )
+            )
+        await db.record_ledger(connection, entries)
+        await self._store.append(
+            db.player_stream(operator_id, slip.player_id),
+            version,
+            [
+                BetPlaced(
+                    bet_id=bet.bet_id,
+                    slip_id=slip_id,
+                    round_id=round_.round_id,
+                    table_id=round_.table_id,
+                    operator_id=operator_id,
+                    player_id=slip.player_id,
+                    bet_type=bet.bet_type,  # checked by the domain
+                    stake=bet.stake,
+                    currency=slip.currency,
+                    placed_at=placed_at,
+                )
+                for bet in bets
+            ],
+            table_id=round_.table_id,
+            connection=connection,
+        )
+        return {
+            "slip_id": str(slip_id),
+            "round_id": round_.round_id,
+            "table_id": round_.table_id,
+            "player_id": slip.player_id,
+            "currency": slip.currency,
+            "placed_at": placed_at.isoformat(),
+            "bets": [
+                {"bet_id": str(bet.bet_id), "bet_type": bet.bet_type, "stake": bet.stake}
+                for bet in bets
+            ],
+            "balance": balance_after,
+        }
+
+    async def player_bets(
+        self, operator_id: str, player_id: str, *, limit: int, cursor: str | None
+    ) -> dict[str, Any]:
+        """Newest first; `next_cursor` continues after the last item, null at the end."""
+        before = _decode_cursor(cursor)
+        async with self._pool.acquire() as connection:
+            rows = await db.player_bets(
+                connection, operator_id, player_id, before_seq=before, limit=limit + 1
+            )
+        more = len(rows) > limit
+        rows = rows[:limit]
+        return {
+            "items": [_bet_view(row) for row in rows],
+            "next_cursor": str(rows[-1]["seq"]) if more and rows else None,
+        }
+
+    async def bet(self, operator_id: str, bet_id: UUID) -> dict[str, Any]:
+        async with self._pool.acquire() as connection:
+            row = await db.operator_bet(connection, operator_id, bet_id)
+        if row is None:  # another operator's bet is as unknown as one that does not exist
+            raise UnknownBetError(f"bet {bet_id} is not known")
+        return _bet_view(row)
+
+    async def round_book(self, operator_id: str, round_id: str) -> dict[str, Any]:
+        """The round as the wallet knows it and this operator's bets in it (only its own)."""
+        async with self._pool.acquire() as connection:
+            round_ = await db.round_row(connection, round_id)
+            if round_ is None:
+                raise UnknownRoundError(f"round {round_id} is not known")
+            rows = await db.operator_round_bets(connection, operator_id, round_id)
+        totals: dict[str, int] = {}
+        for row in rows:
+            totals[row["currency"]] = totals.get(row["currency"], 0) + int(row["stake"])
+        return {
+            "round_id": round_["round_id"],
+            "table_id": round_["table_id"],
+            "status": round_["status"],
+            "paused": round_["paused"],
+            "opened_at": _iso(round_["opened_at"]),
+            "betting_closes_at": _iso(round_["betting_closes_at"]),
+            "sealed_at": _iso(round_["sealed_at"]),
+            **_round_result(round_),
+            "bet_count": len(rows),
+            "total_stake": dict(sorted(totals.items())),
+            "bets": [_bet_view(row) for row in rows],
+        }
+
+
+def _replay(key: str, request_hash: str, stored: db.StoredAnswer) -> dict[str, Any]:
+    if stored.request_hash != request_hash:
+        raise IdempotencyKeyReusedError(f"the Idempotency-Key {key!r} was used for another request")
+    if stored.status_code >= 400:
+        refusal = _REFUSALS[stored.response["code"]]
+        raise refusal(stored.response["detail"])
+    return stored.response
+
+
+def _transfer_answer(transfer_id: str, currency: str, balance: int) -> dict[str, Any]:
+    return {"transfer_id": transfer_id, "currency": currency, "balance": balance}
+
+
+def _decode_cursor(cursor: str | None) -> int | None:
+    if cursor is None or cursor == "":
+        return None
+    if not (cursor.isascii() and cursor.isdigit()) or len(cursor) > 18:
+        raise InvalidCursorError("the cursor is not one this service gave out")
+    return int(cursor)
+
+
+def _iso(value: datetime | None) -> str | None:
+    return None if value is None else value.astimezone(UTC).isoformat()
+
+
+def _round_result(row: asyncpg.Record) -> dict[str, Any]:
+    cards = row["cards"]
+    return {
+        "cards": None if cards is None else json.loads(cards),
+        "winner": row["winner"],
+        "player_a_hand": row["player_a_hand"],
+        "player_b_hand": row["player_b_hand"],
+        "six_card_bonus_hand": row["six_card_bonus_hand"],
+    }
+
+
+def _bet_view(row: asyncpg.Record) -> dict[str, Any]:
+    return {
+        "bet_id": str(row["bet_id"]),
+        "slip_id": str(row["slip_id"]),
+        "player_id": row["player_id"],
+        "round_id": row["round_id"],
+        "table_id": row["table_id"],
+        "bet_type": row["bet_type"],
+        "stake": int(row["stake"]),
+        "currency": row["currency"],
+        "placed_at": _iso(row["placed_at"]),
+        "status": row["status"],
+        "outcome": row["outcome"],
+        "returned": None if row["returned"] is None else int(row["returned"]),
+        "paid_at": _iso(row["paid_at"]),
+        "round": {"status": row["round_status"], **_round_result(row)},
+    }

@@ -1,0 +1,1 @@
+"""Common library of the Teen Patti 20-20 backend."""

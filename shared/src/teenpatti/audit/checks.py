@@ -1,0 +1,688 @@
+"""The replay checks, pure: rounds, bets, books and balances recomputed from stored events.
+
+`History` collects the decoded events of the four stores; `check_history` recomputes every
+round result with the engine, every bet's settlement from its `BetPlaced`, the round's result
+(or cancellation) and the pay table in its `RoundOpened`, and checks that every bet was
+settled and paid exactly once, with the settled amount. `check_balances` replays the wallet's
+player streams and compares them with its account and ledger tables.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from fractions import Fraction
+from typing import Any
+from uuid import UUID
+
+from teenpatti.audit.chain import Finding, Row
+from teenpatti.engine import (
+    PUBLISHED_PAY_TABLE,
+    Bet,
+    BetType,
+    CancelledRound,
+    PayTable,
+    RoundResult,
+    RulesEngineError,
+    parse_cards,
+    pay_table_from_mapping,
+    resolve_round,
+    settle_bet,
+)
+from teenpatti.events.catalog import (
+    DEALING_ORDER,
+    BetBookClosed,
+    BetPaid,
+    BetPlaced,
+    BetSettled,
+    CardDealt,
+    FundsDeposited,
+    FundsWithdrawn,
+    RoundCancelled,
+    RoundClosed,
+    RoundOpened,
+    RoundSettled,
+    book_digest,
+    registry,
+)
+from teenpatti.events.contracts import Event, EventContractError
+
+# What the audit decodes; everything else is only chain-checked.
+AUDITED_TYPES = frozenset(
+    {
+        "RoundOpened",
+        "CardDealt",
+        "RoundClosed",
+        "RoundCancelled",
+        "BetPlaced",
+        "BetBookClosed",
+        "BetPaid",
+        "FundsDeposited",
+        "FundsWithdrawn",
+        "BetSettled",
+        "RoundSettled",
+    }
+)
+
+
+@dataclass(slots=True)
+class Round:
+    round_id: str
+    table_id: str = ""
+    opened: RoundOpened | None = None
+    opened_at: datetime | None = None  # the RoundOpened event's occurred_at
+    opened_ref: str = ""
+    dealt: dict[str, tuple[str, str]] = field(default_factory=dict)  # position -> (card, ref)
+    closed: RoundClosed | None = None
+    cancelled: RoundCancelled | None = None
+    ended_at: datetime | None = None  # occurred_at of RoundClosed / RoundCancelled
+    ended_ref: str = ""
+
+
+@dataclass(slots=True)
+class Amounts:
+    """Totals in minor units of one currency."""
+
+    staked: int = 0
+    returned: int = 0  # settled
+    paid: int = 0
+    deposited: int = 0
+    withdrawn: int = 0
+
+
+@dataclass(slots=True)
+class History:
+    """The decoded events the audit checks, indexed by round and bet."""
+
+    rounds: dict[str, Round] = field(default_factory=dict)
+    placed: dict[UUID, list[tuple[BetPlaced, str]]] = field(default_factory=dict)
+    settled: dict[UUID, list[tuple[BetSettled, str]]] = field(default_factory=dict)
+    paid: dict[UUID, list[tuple[BetPaid, str]]] = field(default_factory=dict)
+    books: dict[str, list[tuple[BetBookClosed, str]]] = field(default_factory=dict)
+    round_totals: dict[str, list[tuple[RoundSettled, str]]] = field(default_factory=dict)
+    # wallet player streams in version order: (event, ref)
+    wallet: dict[str, list[tuple[Event, str]]] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    # when the bet events were stored, by ref (for events that may be newer than another
+    # store's snapshot)
+    stored_at: dict[str, datetime] = field(default_factory=dict)
+
+    def is_recent(self, ref: str, cutoff: datetime) -> bool:
+        stored = self.stored_at.get(ref)
+        return stored is not None and stored > cutoff
+
+    def round(self, round_id: str) -> Round:
+        found = self.rounds.get(round_id)
+        if found is None:
+            found = self.rounds[round_id] = Round(round_id)
+        return found
+
+    def add(self, row: Row) -> None:
+        """Decode and index one stored event (rows of a stream in version order)."""
+        if row.event_type not in AUDITED_TYPES:
+            return
+        try:
+            event = registry.decode(
+                row.event_type, row.schema_version, json.loads(row.payload_text)
+            )
+        except (EventContractError, ValueError) as error:
+            self.findings.append(Finding("decode", "undecodable", row.ref, str(error)))
+            return
+        ref = row.ref
+        match event:
+            case RoundOpened():
+                round_ = self.round(event.round_id)
+                round_.table_id, round_.opened = event.table_id, event
+                round_.opened_at, round_.opened_ref = row.occurred_at, ref
+            case CardDealt():
+                self.round(event.round_id).dealt[event.position] = (event.card, ref)
+            case RoundClosed() | RoundCancelled():
+                round_ = self.round(event.round_id)
+                round_.table_id = round_.table_id or event.table_id
+                if isinstance(event, RoundClosed):
+                    round_.closed = event
+                else:
+                    round_.cancelled = event
+                round_.ended_at, round_.ended_ref = row.occurred_at, ref
+            case BetPlaced():
+                self.stored_at[ref] = row.occurred_at
+                self.placed.setdefault(event.bet_id, []).append((event, ref))
+                self.wallet.setdefault(row.stream_id, []).append((event, ref))
+            case BetPaid():
+                self.stored_at[ref] = row.occurred_at
+                self.paid.setdefault(event.bet_id, []).append((event, ref))
+                self.wallet.setdefault(row.stream_id, []).append((event, ref))
+            case FundsDeposited() | FundsWithdrawn():
+                self.wallet.setdefault(row.stream_id, []).append((event, ref))
+            case BetBookClosed():
+                self.books.setdefault(event.round_id, []).append((event, ref))
+            case BetSettled():
+                self.stored_at[ref] = row.occurred_at
+                self.settled.setdefault(event.bet_id, []).append((event, ref))
+            case RoundSettled():
+                self.round_totals.setdefault(event.round_id, []).append((event, ref))
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """Which rounds are audited: one table and/or rounds opened in [since, until)."""
+
+    table_id: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+
+    @property
+    def complete(self) -> bool:
+        return self.table_id is None and self.since is None and self.until is None
+
+    def covers(self, round_: Round) -> bool:
+        if self.table_id is not None and round_.table_id != self.table_id:
+            return False
+        if self.since is None and self.until is None:
+            return True
+        if round_.opened_at is None:
+            return False
+        if self.since is not None and round_.opened_at < self.since:
+            return False
+        return self.until is None or round_.opened_at < self.until
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What `check_history` found and counted."""
+
+    findings: list[Finding] = field(default_factory=list)
+    rounds: int = 0
+    rounds_closed: int = 0
+    rounds_cancelled: int = 0
+    rounds_in_progress: int = 0
+    bets: int = 0
+    bets_settled: int = 0
+    bets_paid: int = 0
+    bets_in_progress: int = 0
+    amounts: dict[str, Amounts] = field(default_factory=lambda: defaultdict(Amounts))
+
+
+# ---------------------------------------------------------------------------- rounds
+def engine_result(round_: Round) -> tuple[RoundResult | None, list[Finding]]:
+    """The engine's result from RoundClosed's cards, checked against what it says and
+    against the CardDealt events of the round."""
+    closed = round_.closed
+    if closed is None:
+        return None, []
+    findings: list[Finding] = []
+    subject = f"round {round_.round_id} ({round_.ended_ref})"
+    dealt = [round_.dealt.get(position) for position in DEALING_ORDER]
+    if all(item is not None for item in dealt):
+        cards = [item[0] for item in dealt if item is not None]
+        if cards != list(closed.cards):
+            findings.append(
+                Finding(
+                    "result",
+                    "cards_mismatch",
+                    subject,
+                    f"dealt {cards} (CardDealt A1..B3), RoundClosed says {closed.cards}",
+                )
+            )
+    else:
+        missing = [p for p, item in zip(DEALING_ORDER, dealt, strict=True) if item is None]
+        findings.append(
+            Finding("result", "cards_missing", subject, f"no CardDealt at {', '.join(missing)}")
+        )
+    try:
+        result = resolve_round(parse_cards(closed.cards))
+    except RulesEngineError as error:
+        findings.append(Finding("result", "invalid_cards", subject, str(error)))
+        return None, findings
+    mine = RoundClosed.of(closed.round_id, closed.table_id, closed.cards).outcome()
+    theirs = closed.outcome()
+    if mine != theirs:
+        findings.append(
+            Finding(
+                "result",
+                "result_mismatch",
+                subject,
+                "winner, player_a_hand, player_b_hand, six_card_bonus_hand: the engine gets "
+                f"{mine} from {closed.cards}, RoundClosed says {theirs}",
+            )
+        )
+    return result, findings
+
+
+def round_pay_table(round_: Round) -> tuple[PayTable | None, list[Finding]]:
+    if round_.opened is None:
+        return None, [
+            Finding("result", "round_not_opened", f"round {round_.round_id}", "no RoundOpened")
+        ]
+    try:
+        return pay_table_from_mapping(round_.opened.paytable), []
+    except RulesEngineError as error:
+        return None, [Finding("result", "invalid_paytable", f"round {round_.round_id}", str(error))]
+
+
+def format_fraction(value: Fraction) -> str:
+    return "0" if value == 0 else f"{value.numerator}/{value.denominator}"
+
+
+# ------------------------------------------------------------------------------ bets
+def check_settlement(
+    placed: BetPlaced, settled: BetSettled, outcome: RoundResult | CancelledRound, table: PayTable
+) -> str | None:
+    """Why the stored settlement differs from the engine's, or None when it agrees."""
+    told = (
+        settled.operator_id,
+        settled.player_id,
+        settled.round_id,
+        settled.table_id,
+        settled.bet_type,
+        settled.stake,
+        settled.currency,
+    )
+    expected = (
+        placed.operator_id,
+        placed.player_id,
+        placed.round_id,
+        placed.table_id,
+        placed.bet_type,
+        placed.stake,
+        placed.currency,
+    )
+    if told != expected:
+        return f"BetSettled says {told}, BetPlaced says {expected}"
+    mine = settle_bet(Bet(BetType(placed.bet_type), placed.stake, placed.currency), outcome, table)
+    recomputed: tuple[Any, ...] = (
+        mine.outcome.value,
+        mine.returned,
+        format_fraction(mine.fraction_kept),
+        None if mine.odds is None else format_fraction(mine.odds),
+    )
+    stored = (settled.outcome, settled.returned, settled.fraction_kept, settled.odds)
+    if recomputed != stored:
+        return f"outcome, returned, fraction_kept, odds: recomputed {recomputed}, stored {stored}"
+    return None
+
+
+def check_history(history: History, scope: Scope, settled_before: datetime) -> Outcome:
+    """Every round in scope and its bets. A round that ended at or before `settled_before`
+    must be fully settled and paid; a later or unfinished one is "in progress": what exists
+    of it is checked, what is missing is only counted."""
+    out = Outcome(findings=list(history.findings))
+    rounds_in_scope = {rid for rid, r in history.rounds.items() if scope.covers(r)}
+    bets_by_round: dict[str, list[UUID]] = defaultdict(list)
+    for bet_id, placements in history.placed.items():
+        bets_by_round[placements[0][0].round_id].append(bet_id)
+    results: dict[str, RoundResult | CancelledRound | None] = {}
+    tables: dict[str, PayTable | None] = {}
+    due: dict[str, bool] = {}
+    for round_id in sorted(rounds_in_scope):
+        round_ = history.rounds[round_id]
+        out.rounds += 1
+        ended = round_.closed is not None or round_.cancelled is not None
+        due[round_id] = ended and round_.ended_at is not None and round_.ended_at <= settled_before
+        if round_.closed is not None and round_.cancelled is not None:
+            out.findings.append(
+                Finding("result", "closed_and_cancelled", f"round {round_id}", "both in the store")
+            )
+        if round_.cancelled is not None:
+            out.rounds_cancelled += 1
+            results[round_id] = CancelledRound(round_.cancelled.reason)
+        elif round_.closed is not None:
+            out.rounds_closed += 1
+            result, findings = engine_result(round_)
+            out.findings.extend(findings)
+            results[round_id] = result
+        else:
+            out.rounds_in_progress += 1
+            results[round_id] = None
+        table, findings = round_pay_table(round_)
+        out.findings.extend(findings)
+        tables[round_id] = table
+        _check_book(history, round_id, bets_by_round.get(round_id, []), due[round_id], out)
+        _check_round_totals(history, round_id, bets_by_round.get(round_id, []), out)
+
+    for bet_id, placements in history.placed.items():
+        placed, placed_ref = placements[0]
+        round_id = placed.round_id
+        if round_id not in history.rounds:
+            if history.is_recent(placed_ref, settled_before):
+                out.bets_in_progress += 1  # its round may be newer than the table read
+            elif scope.complete:
+                out.findings.append(
+                    Finding(
+                        "settlement",
+                        "unknown_round",
+                        f"bet {bet_id} ({placed_ref})",
+                        f"round {round_id} is not in the table store",
+                    )
+                )
+            continue
+        if round_id not in rounds_in_scope:
+            continue
+        _check_bet(
+            history, bet_id, placements, results[round_id], tables[round_id], due[round_id], out
+        )
+    # settlements and payments of bets the wallet never placed
+    for kind, index in (("settled", history.settled), ("paid", history.paid)):
+        for bet_id, items in index.items():
+            if bet_id in history.placed:
+                continue
+            event, ref = items[0]
+            known = event.round_id in history.rounds
+            if not known and not scope.complete:
+                continue
+            if known and event.round_id not in rounds_in_scope:
+                continue
+            if (known and not due[event.round_id]) or history.is_recent(ref, settled_before):
+                continue  # its bet may have been stored after the wallet was read
+            out.findings.append(
+                Finding(
+                    "settlement" if kind == "settled" else "payment",
+                    f"{kind}_without_bet",
+                    f"bet {bet_id} ({ref})",
+                    f"Bet{kind.capitalize()} for a bet with no BetPlaced",
+                )
+            )
+    return out
+
+
+def _check_bet(
+    history: History,
+    bet_id: UUID,
+    placements: list[tuple[BetPlaced, str]],
+    result: RoundResult | CancelledRound | None,
+    table: PayTable | None,
+    due: bool,
+    out: Outcome,
+) -> None:
+    placed, placed_ref = placements[0]
+    subject = f"bet {bet_id}"
+    out.bets += 1
+    amounts = out.amounts[placed.currency]
+    amounts.staked += placed.stake
+    if len(placements) > 1:
+        out.findings.append(
+            Finding(
+                "settlement",
+                "placed_twice",
+                subject,
+                "BetPlaced at " + ", ".join(ref for _, ref in placements),
+            )
+        )
+    settlements = history.settled.get(bet_id, [])
+    payments = history.paid.get(bet_id, [])
+    if len(settlements) > 1:
+        out.findings.append(
+            Finding(
+                "settlement",
+                "settled_twice",
+                subject,
+                "BetSettled at " + ", ".join(ref for _, ref in settlements),
+            )
+        )
+    if len(payments) > 1:
+        out.findings.append(
+            Finding(
+                "payment",
+                "paid_twice",
+                subject,
+                "BetPaid at " + ", ".join(ref for _, ref in payments),
+            )
+        )
+    if not settlements:
+        if due:
+            out.findings.append(
+                Finding(
+                    "settlement",
+                    "not_settled",
+                    f"{subject} ({placed_ref})",
+                    f"round {placed.round_id} ended but the bet has no BetSettled",
+                )
+            )
+        else:
+            out.bets_in_progress += 1
+        if payments:
+            out.findings.append(
+                Finding(
+                    "payment",
+                    "paid_unsettled",
+                    f"{subject} ({payments[0][1]})",
+                    "BetPaid without a BetSettled",
+                )
+            )
+        return
+    out.bets_settled += 1
+    settled, settled_ref = settlements[0]
+    amounts.returned += settled.returned
+    if result is None:
+        if history.rounds[placed.round_id].closed is None:
+            out.findings.append(
+                Finding(
+                    "settlement",
+                    "settled_before_result",
+                    f"{subject} ({settled_ref})",
+                    f"round {placed.round_id} has neither RoundClosed nor RoundCancelled",
+                )
+            )
+    elif table is not None or isinstance(result, CancelledRound):
+        why = check_settlement(placed, settled, result, table or PUBLISHED_PAY_TABLE)
+        if why is not None:
+            out.findings.append(
+                Finding("settlement", "settlement_mismatch", f"{subject} ({settled_ref})", why)
+            )
+    if not payments:
+        if due:
+            out.findings.append(
+                Finding(
+                    "payment",
+                    "not_paid",
+                    f"{subject} ({settled_ref})",
+                    f"settled {settled.returned} {settled.currency}, no BetPaid",
+                )
+            )
+        else:
+            out.bets_in_progress += 1
+        return
+    out.bets_paid += 1
+    paid, paid_ref = payments[0]
+    amounts.paid += paid.amount
+    told = (
+        paid.amount,
+        paid.outcome,
+        paid.currency,
+        paid.operator_id,
+        paid.player_id,
+        paid.round_id,
+    )
+    expected = (
+        settled.returned,
+        settled.outcome,
+        settled.currency,
+        settled.operator_id,
+        settled.player_id,
+        settled.round_id,
+    )
+    if told != expected:
+        out.findings.append(
+            Finding(
+                "payment",
+                "payment_mismatch",
+                f"{subject} ({paid_ref})",
+                "amount, outcome, currency, operator, player, round: BetPaid says "
+                f"{told}, BetSettled says {expected}",
+            )
+        )
+
+
+def _check_book(
+    history: History, round_id: str, bet_ids: list[UUID], due: bool, out: Outcome
+) -> None:
+    books = history.books.get(round_id, [])
+    subject = f"round {round_id}"
+    if not books:
+        if due and bet_ids:
+            out.findings.append(
+                Finding(
+                    "book", "book_not_closed", subject, f"{len(bet_ids)} bets, no BetBookClosed"
+                )
+            )
+        return
+    if len(books) > 1:
+        out.findings.append(
+            Finding("book", "book_closed_twice", subject, ", ".join(ref for _, ref in books))
+        )
+    book, ref = books[0]
+    totals: dict[str, int] = defaultdict(int)
+    for bet_id in bet_ids:
+        placed = history.placed[bet_id][0][0]
+        totals[placed.currency] += placed.stake
+    mine = (len(bet_ids), dict(sorted(totals.items())), book_digest(bet_ids))
+    theirs = (book.bet_count, dict(sorted(book.total_stake.items())), book.digest)
+    if mine != theirs:
+        out.findings.append(
+            Finding(
+                "book",
+                "book_mismatch",
+                f"{subject} ({ref})",
+                f"bet_count, total_stake, digest: the BetPlaced events give {mine}, "
+                f"BetBookClosed says {theirs}",
+            )
+        )
+
+
+def _check_round_totals(history: History, round_id: str, bet_ids: list[UUID], out: Outcome) -> None:
+    entries = history.round_totals.get(round_id, [])
+    if not entries:
+        return
+    subject = f"round {round_id}"
+    if len(entries) > 1:
+        out.findings.append(
+            Finding("settlement", "round_settled_twice", subject, ", ".join(r for _, r in entries))
+        )
+    summary, ref = entries[0]
+    settled = [
+        item[0]
+        for bet_id, items in history.settled.items()
+        for item in items[:1]
+        if item[0].round_id == round_id
+    ]
+    totals: dict[str, tuple[int, int, int]] = {}
+    for bet in settled:
+        stake, returned, _ = totals.get(bet.currency, (0, 0, 0))
+        stake, returned = stake + bet.stake, returned + bet.returned
+        totals[bet.currency] = (stake, returned, stake - returned)
+    stored = {
+        currency: (t.stake, t.returned, t.house_result) for currency, t in summary.totals.items()
+    }
+    if summary.bet_count != len(settled) or stored != totals:
+        out.findings.append(
+            Finding(
+                "settlement",
+                "round_totals_mismatch",
+                f"{subject} ({ref})",
+                f"RoundSettled says {summary.bet_count} bets {stored}, its BetSettled events "
+                f"give {len(settled)} bets {totals}",
+            )
+        )
+
+
+# -------------------------------------------------------------------------- balances
+@dataclass(frozen=True, slots=True)
+class BalanceTables:
+    """The wallet's projection: account balances and ledger sums."""
+
+    accounts: Mapping[tuple[str, str, str], int]  # (operator, player, currency) -> balance
+    player_ledger: Mapping[tuple[str, str, str], int]  # sum of player entries
+    house_ledger: Mapping[tuple[str, str], int]  # (operator, currency) -> sum of house entries
+
+
+def check_balances(
+    history: History, tables: BalanceTables, amounts: dict[str, Amounts]
+) -> tuple[list[Finding], int]:
+    """Replay every player stream: each `balance_after` must be the running balance, and the
+    final balances must equal `wallet_accounts` and the ledger. Returns the findings and the
+    number of accounts checked."""
+    findings: list[Finding] = []
+    balances: dict[tuple[str, str, str], int] = defaultdict(int)
+    house: dict[tuple[str, str], int] = defaultdict(int)
+    for events in history.wallet.values():
+        for event, ref in events:
+            match event:
+                case FundsDeposited() | FundsWithdrawn():
+                    key = (event.operator_id, event.player_id, event.currency)
+                    sign = 1 if isinstance(event, FundsDeposited) else -1
+                    balances[key] += sign * event.amount
+                    totals = amounts.setdefault(event.currency, Amounts())
+                    if sign > 0:
+                        totals.deposited += event.amount
+                    else:
+                        totals.withdrawn += event.amount
+                    _running(findings, ref, event.balance_after, balances[key])
+                case BetPlaced():
+                    key = (event.operator_id, event.player_id, event.currency)
+                    balances[key] -= event.stake
+                    house[(event.operator_id, event.currency)] += event.stake
+                    if balances[key] < 0:
+                        findings.append(
+                            Finding(
+                                "balance",
+                                "negative_balance",
+                                ref,
+                                f"bet {event.bet_id} takes the balance to {balances[key]}",
+                            )
+                        )
+                case BetPaid():
+                    key = (event.operator_id, event.player_id, event.currency)
+                    balances[key] += event.amount
+                    house[(event.operator_id, event.currency)] -= event.amount
+                    _running(findings, ref, event.balance_after, balances[key])
+                case _:
+                    pass
+    for key in sorted(set(balances) | set(tables.accounts)):
+        mine, theirs = balances.get(key, 0), tables.accounts.get(key, 0)
+        subject = "account {}:{} {}".format(*key)
+        if mine != theirs:
+            findings.append(
+                Finding(
+                    "balance",
+                    "balance_mismatch",
+                    subject,
+                    f"events give {mine}, wallet_accounts holds {theirs}",
+                )
+            )
+        ledger = tables.player_ledger.get(key, 0)
+        if ledger != mine:
+            findings.append(
+                Finding(
+                    "balance",
+                    "ledger_mismatch",
+                    subject,
+                    f"events give {mine}, the player's ledger entries sum to {ledger}",
+                )
+            )
+    for house_key in sorted(set(house) | set(tables.house_ledger)):
+        mine, theirs = house.get(house_key, 0), tables.house_ledger.get(house_key, 0)
+        if mine != theirs:
+            findings.append(
+                Finding(
+                    "balance",
+                    "house_ledger_mismatch",
+                    "house {}:{}".format(*house_key),
+                    f"stakes - returns from the events: {mine}, house ledger entries: {theirs}",
+                )
+            )
+    return findings, len(set(balances) | set(tables.accounts))
+
+
+def _running(findings: list[Finding], ref: str, stated: int, running: int) -> None:
+    if stated != running:
+        findings.append(
+            Finding(
+                "balance",
+                "balance_after_mismatch",
+                ref,
+                f"balance_after {stated}, the replayed balance is {running}",
+            )
+        )

@@ -1,0 +1,182 @@
+"""Event contracts: the envelope every event travels in, versioned payloads, one registry.
+
+An event is a frozen pydantic payload class with a past-tense name, an `event_type` and a
+`schema_version`. Older versions of a payload are upcast, one version at a time, by
+functions registered beside the class, so stored history never has to be rewritten.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from typing import Any, ClassVar, TypeVar
+from uuid import UUID, uuid4
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+JsonObject = dict[str, Any]
+Upcaster = Callable[[JsonObject], JsonObject]
+
+
+class EventContractError(ValueError):
+    """An event that does not fit its contract; the message says exactly why."""
+
+
+class UnknownEventTypeError(EventContractError):
+    pass
+
+
+class UnsupportedSchemaVersionError(EventContractError):
+    pass
+
+
+class InvalidEventPayloadError(EventContractError):
+    pass
+
+
+class MalformedEnvelopeError(EventContractError):
+    pass
+
+
+class Event(BaseModel):
+    """Base of every event payload: frozen, no unknown fields."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    event_type: ClassVar[str]
+    schema_version: ClassVar[int] = 1
+
+
+class EventEnvelope(BaseModel):
+    """What is stored and published: the payload and everything needed to route and trace it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    event_id: UUID
+    event_type: str = Field(min_length=1, max_length=100)
+    schema_version: int = Field(ge=1)
+    stream_id: str = Field(min_length=1, max_length=200)
+    stream_version: int = Field(ge=1)
+    table_id: str = Field(min_length=1, max_length=100)
+    occurred_at: AwareDatetime
+    correlation_id: UUID
+    causation_id: UUID | None
+    producer: str = Field(min_length=1, max_length=100)
+    payload: JsonObject
+
+    @field_validator("occurred_at")
+    @classmethod
+    def _in_utc(cls, value: datetime) -> datetime:
+        return value.astimezone(UTC)
+
+    def to_json_bytes(self) -> bytes:
+        return self.model_dump_json().encode()
+
+    @classmethod
+    def from_json_bytes(cls, raw: bytes) -> EventEnvelope:
+        try:
+            return cls.model_validate_json(raw)
+        except ValidationError as error:
+            raise MalformedEnvelopeError(
+                f"malformed event envelope: {_first_problem(error)}"
+            ) from None
+
+
+E = TypeVar("E", bound=type[Event])
+
+
+class EventRegistry:
+    """The one list of event types: encodes payloads and decodes (and upcasts) them."""
+
+    def __init__(self) -> None:
+        self._classes: dict[str, type[Event]] = {}
+        self._upcasters: dict[tuple[str, int], Upcaster] = {}
+
+    def register(self, event_class: E) -> E:
+        name = event_class.event_type
+        if name in self._classes:
+            raise ValueError(f"event type {name!r} is registered twice")
+        self._classes[name] = event_class
+        return event_class
+
+    def upcaster(self, event_type: str, from_version: int) -> Callable[[Upcaster], Upcaster]:
+        """Register a function turning a payload of `from_version` into `from_version + 1`."""
+
+        def decorate(function: Upcaster) -> Upcaster:
+            self._upcasters[(event_type, from_version)] = function
+            return function
+
+        return decorate
+
+    @property
+    def event_types(self) -> Mapping[str, type[Event]]:
+        return dict(self._classes)
+
+    def event_class(self, event_type: str) -> type[Event]:
+        try:
+            return self._classes[event_type]
+        except KeyError:
+            raise UnknownEventTypeError(f"unknown event type {event_type!r}") from None
+
+    def decode(self, event_type: str, schema_version: int, payload: Mapping[str, Any]) -> Event:
+        """The payload as its current class, upcast from older versions when needed."""
+        event_class = self.event_class(event_type)
+        current = event_class.schema_version
+        if not 1 <= schema_version <= current:
+            raise UnsupportedSchemaVersionError(
+                f"{event_type} schema version {schema_version} is not supported "
+                f"(this build reads versions 1 to {current})"
+            )
+        data = dict(payload)
+        for version in range(schema_version, current):
+            step = self._upcasters.get((event_type, version))
+            if step is None:
+                raise UnsupportedSchemaVersionError(
+                    f"{event_type} has no upcaster from version {version} to {version + 1}"
+                )
+            data = step(data)
+        try:
+            return event_class.model_validate(data)
+        except ValidationError as error:
+            raise InvalidEventPayloadError(
+                f"invalid {event_type} v{schema_version} payload: {_first_problem(error)}"
+            ) from None
+
+    def decode_envelope(self, envelope: EventEnvelope) -> Event:
+        return self.decode(envelope.event_type, envelope.schema_version, envelope.payload)
+
+
+def new_envelope(
+    event: Event,
+    *,
+    stream_id: str,
+    stream_version: int,
+    table_id: str,
+    producer: str,
+    correlation_id: UUID | None = None,
+    causation_id: UUID | None = None,
+    occurred_at: datetime | None = None,
+) -> EventEnvelope:
+    """Wrap a payload for storage; the caller supplies the stream position it expects."""
+    event_id = uuid4()
+    return EventEnvelope(
+        event_id=event_id,
+        event_type=event.event_type,
+        schema_version=event.schema_version,
+        stream_id=stream_id,
+        stream_version=stream_version,
+        table_id=table_id,
+        occurred_at=occurred_at or datetime.now(UTC),
+        correlation_id=correlation_id or event_id,
+        causation_id=causation_id,
+        producer=producer,
+        payload=json.loads(event.model_dump_json()),
+    )
+
+
+def _first_problem(error: ValidationError) -> str:
+    problem = error.errors()[0]
+    where = ".".join(str(part) for part in problem["loc"]) or "(root)"
+    more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
+    return f"{where}: {problem['msg']}{more}"

@@ -1,0 +1,30 @@
+"""Event sourcing: the Postgres event store, the outbox relay and the consumer runtime."""
+
+from teenpatti.eventsourcing.consumer import ConsumerStats, Handler, KafkaEventConsumer
+from teenpatti.eventsourcing.relay import KafkaOutboxRelay, kafka_producer
+from teenpatti.eventsourcing.store import (
+    AppendResult,
+    AsyncpgEventStore,
+    ConcurrencyError,
+    EventStoreError,
+    GlobalPosition,
+    StoredEvent,
+)
+from teenpatti.eventsourcing.topics import TopicConfigurationError, ensure_topics, partition_for
+
+__all__ = [
+    "AppendResult",
+    "AsyncpgEventStore",
+    "ConcurrencyError",
+    "ConsumerStats",
+    "EventStoreError",
+    "GlobalPosition",
+    "Handler",
+    "KafkaEventConsumer",
+    "KafkaOutboxRelay",
+    "StoredEvent",
+    "TopicConfigurationError",
+    "ensure_topics",
+    "kafka_producer",
+    "partition_for",
+]

@@ -1,0 +1,213 @@
+"""The consumer runtime: Kafka consumer groups with an exactly-once effect in Postgres.
+
+Delivery is at least once. The handler's writes and the record that the event was
+processed (`processed_events`) commit in one Postgres transaction, and the Kafka offset
+is committed only afterwards; so a redelivery, a rebalance, or a crash between the two
+commits finds the event already recorded and skips it. An event that cannot be handled
+(malformed, or failing again after retries) is parked in `parked_events` with the error,
+logged, and passed over, so it never blocks its partition unseen. Lost database
+connections are not the event's fault: those are retried until the database is back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+
+import asyncpg
+from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, ConsumerRecord, TopicPartition
+from aiokafka.errors import CommitFailedError, IllegalStateError
+
+from teenpatti.events.contracts import EventContractError, EventEnvelope
+from teenpatti.eventsourcing.store import ConcurrencyError
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[asyncpg.Connection, EventEnvelope], Awaitable[None]]
+
+_TRANSIENT_ERRORS = (
+    OSError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.InterfaceError,
+    asyncpg.CannotConnectNowError,
+    asyncpg.SerializationError,
+    asyncpg.DeadlockDetectedError,
+    # another writer moved the stream on: handling again re-reads it and decides afresh
+    ConcurrencyError,
+)
+
+PartitionsCallback = Callable[[set[int]], Awaitable[None]]
+
+
+@dataclass
+class ConsumerStats:
+    handled: int = 0
+    duplicates: int = 0
+    parked: int = 0
+
+
+class KafkaEventConsumer:
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        *,
+        name: str,
+        topics: Sequence[str],
+        bootstrap_servers: str,
+        handler: Handler,
+        max_attempts: int = 3,
+        retry_backoff_seconds: float = 0.2,
+        max_records: int = 500,
+        on_assigned: PartitionsCallback | None = None,
+        on_revoked: PartitionsCallback | None = None,
+    ) -> None:
+        self._pool = pool
+        self._name = name
+        self._topics = list(topics)
+        self._bootstrap_servers = bootstrap_servers
+        self._handler = handler
+        self._max_attempts = max_attempts
+        self._retry_backoff_seconds = retry_backoff_seconds
+        self._max_records = max_records
+        self._on_assigned = on_assigned
+        self._on_revoked = on_revoked
+        self._pending_offsets: dict[TopicPartition, int] = {}
+        self._kafka: AIOKafkaConsumer | None = None
+        self.stats = ConsumerStats()
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    async def run(self, stop: asyncio.Event, started: asyncio.Event | None = None) -> None:
+        """Consume until `stop` is set, then commit what was handled and leave the group."""
+        kafka = AIOKafkaConsumer(
+            bootstrap_servers=self._bootstrap_servers,
+            group_id=self._name,
+            client_id=self._name,
+            enable_auto_commit=False,
+            auto_offset_reset="earliest",
+            isolation_level="read_committed",
+            # A dead instance's partitions (and the tables they carry) move after this
+            # long: the broker's smallest allowed session, heartbeats well inside it.
+            session_timeout_ms=6000,
+            heartbeat_interval_ms=1500,
+        )
+        self._kafka = kafka
+        await kafka.start()
+        try:
+            kafka.subscribe(self._topics, listener=_CommitOnRevoke(self))
+            if started is not None:
+                started.set()
+            while not stop.is_set():
+                batches = await kafka.getmany(timeout_ms=200, max_records=self._max_records)
+                for partition, records in batches.items():
+                    for record in records:
+                        if stop.is_set():
+                            break
+                        await self._process(record)
+                        self._pending_offsets[partition] = record.offset + 1
+                await self._commit_offsets()
+        finally:
+            try:
+                await self._commit_offsets()
+            finally:
+                await kafka.stop()
+                self._kafka = None
+
+    async def _process(self, record: ConsumerRecord[bytes, bytes]) -> None:
+        try:
+            envelope = EventEnvelope.from_json_bytes(record.value or b"")
+        except EventContractError as error:
+            await self._park(record, str(error))
+            return
+        attempt = 0
+        while True:
+            try:
+                await self._handle_once(envelope)
+                return
+            except _TRANSIENT_ERRORS as error:
+                log.warning("%s: database unavailable (%s); retrying", self._name, error)
+                await asyncio.sleep(self._retry_backoff_seconds)
+            except Exception as error:
+                attempt += 1
+                if isinstance(error, EventContractError) or attempt >= self._max_attempts:
+                    await self._park(record, f"{type(error).__name__}: {error}")
+                    return
+                await asyncio.sleep(self._retry_backoff_seconds * attempt)
+
+    async def _handle_once(self, envelope: EventEnvelope) -> None:
+        async with self._pool.acquire() as connection, connection.transaction():
+            first_time = await connection.fetchval(
+                "INSERT INTO processed_events (consumer, event_id) VALUES ($1, $2)"
+                " ON CONFLICT DO NOTHING RETURNING true",
+                self._name,
+                envelope.event_id,
+            )
+            if not first_time:
+                self.stats.duplicates += 1
+                return
+            await self._handler(connection, envelope)
+        self.stats.handled += 1
+
+    async def _park(self, record: ConsumerRecord[bytes, bytes], error: str) -> None:
+        # the error may quote the record (a NUL in it): Postgres text cannot hold NUL, and a
+        # park that fails would stop the consumer on this record for good
+        error = error.replace("\x00", "\\x00")
+        log.error(
+            "%s: parked %s[%d]@%d: %s",
+            self._name,
+            record.topic,
+            record.partition,
+            record.offset,
+            error,
+        )
+        while True:
+            try:
+                await self._pool.execute(
+                    "INSERT INTO parked_events (consumer, topic, kafka_partition, kafka_offset,"
+                    " record_key, record_value, error) VALUES ($1, $2, $3, $4, $5, $6, $7)"
+                    " ON CONFLICT DO NOTHING",
+                    self._name,
+                    record.topic,
+                    record.partition,
+                    record.offset,
+                    record.key,
+                    record.value,
+                    error,
+                )
+                break
+            except _TRANSIENT_ERRORS:
+                await asyncio.sleep(self._retry_backoff_seconds)
+        self.stats.parked += 1
+
+    async def _commit_offsets(self) -> None:
+        if self._kafka is None or not self._pending_offsets:
+            return
+        offsets, self._pending_offsets = self._pending_offsets, {}
+        try:
+            await self._kafka.commit(offsets)
+        except (IllegalStateError, CommitFailedError) as error:
+            # A rebalance took (some of) these partitions meanwhile. Not worth dying for:
+            # whoever owns them next re-reads from the last commit and processed_events
+            # absorbs the repeats.
+            log.warning("%s: offsets not committed (%s)", self._name, error)
+
+
+class _CommitOnRevoke(ConsumerRebalanceListener):  # type: ignore[misc]
+    def __init__(self, consumer: KafkaEventConsumer) -> None:
+        self._consumer = consumer
+
+    async def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
+        try:
+            await self._consumer._commit_offsets()
+        except Exception as error:  # the next owner re-reads; processed_events absorbs it
+            log.warning("%s: offset commit on revoke failed: %s", self._consumer.name, error)
+        if self._consumer._on_revoked is not None:
+            await self._consumer._on_revoked({tp.partition for tp in revoked})
+
+    async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
+        if self._consumer._on_assigned is not None:
+            await self._consumer._on_assigned({tp.partition for tp in assigned})

@@ -1,0 +1,424 @@
+"""The Postgres event store: append with an expected version, read a stream, read everything.
+
+Every service owns one database holding this store. The `events` table is also the outbox
+that `KafkaOutboxRelay` publishes from. Its primary key is the commit-safe order below;
+`(stream_id, stream_version)` is unique, which is what makes expected versions safe. Event
+ids are made here (random UUIDs, by Postgres), so they are unique without an index.
+
+Gap safety. Positions come from a sequence, assigned at insert and visible at commit, so a
+transaction can commit a lower position after a reader has passed it. Each row therefore
+records the id of the transaction that wrote it, and `read_all` walks the store in
+(transaction id, position) order, only below the oldest transaction still running
+(`pg_snapshot_xmin`). No row can ever appear below that line again, so a tailing reader
+never skips one, and appends stay fully concurrent (no global lock).
+
+Hash chain. Each event's `hash` is sha256 of the previous event's hash in its stream (32 zero
+bytes before version 1) and the event's canonical bytes (`events_canonical`; documented and
+recomputed in Python by `teenpatti.audit.chain`), so `teenpatti audit` detects an altered,
+inserted, removed or reordered event. Postgres computes it: `append` stays one statement,
+chaining its rows with a window aggregate from the hash at the expected version; a row
+stored without a hash (by another writer) is chained by the `events_chain` row trigger.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, cast
+from uuid import UUID, uuid4
+
+import asyncpg
+
+from teenpatti.events.contracts import Event, EventEnvelope
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS streams (
+    stream_id   text PRIMARY KEY,
+    version     integer NOT NULL CHECK (version >= 0)
+);
+CREATE TABLE IF NOT EXISTS events (
+    transaction_id  bigint NOT NULL DEFAULT (pg_current_xact_id()::text::bigint),
+    position        bigint GENERATED ALWAYS AS IDENTITY,
+    stream_id       text NOT NULL,
+    stream_version  integer NOT NULL,
+    event_id        uuid NOT NULL DEFAULT gen_random_uuid(),
+    event_type      text NOT NULL,
+    schema_version  integer NOT NULL,
+    table_id        text NOT NULL,
+    occurred_at     timestamptz NOT NULL,
+    correlation_id  uuid NOT NULL,
+    causation_id    uuid,
+    producer        text NOT NULL,
+    payload         jsonb NOT NULL,
+    PRIMARY KEY (transaction_id, position),
+    UNIQUE (stream_id, stream_version)
+);
+CREATE TABLE IF NOT EXISTS outbox_checkpoints (
+    relay           text PRIMARY KEY,
+    transaction_id  bigint NOT NULL,
+    position        bigint NOT NULL,
+    updated_at      timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS processed_events (
+    consumer        text NOT NULL,
+    event_id        uuid NOT NULL DEFAULT gen_random_uuid(),
+    processed_at    timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (consumer, event_id)
+);
+CREATE TABLE IF NOT EXISTS parked_events (
+    id              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    consumer        text NOT NULL,
+    topic           text NOT NULL,
+    kafka_partition integer NOT NULL,
+    kafka_offset    bigint NOT NULL,
+    record_key      bytea,
+    record_value    bytea,
+    error           text NOT NULL,
+    parked_at       timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (consumer, topic, kafka_partition, kafka_offset)
+);
+CREATE OR REPLACE FUNCTION notify_events_appended() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('events_appended', '');
+    RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS events_appended ON events;
+CREATE TRIGGER events_appended AFTER INSERT ON events
+    FOR EACH STATEMENT EXECUTE FUNCTION notify_events_appended();
+DO $$
+BEGIN
+    -- checked first: ADD COLUMN IF NOT EXISTS would take an exclusive lock on every start
+    IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'events'::regclass
+                   AND attname = 'hash' AND NOT attisdropped) THEN
+        ALTER TABLE events ADD COLUMN IF NOT EXISTS hash bytea;
+    END IF;
+END $$;
+-- The canonical bytes of an event (docs/audit.md, teenpatti.audit.chain): self-delimiting
+-- fields, text ones as netstrings ("<bytes>:<text>,"), the payload last. Inlined by the planner.
+CREATE OR REPLACE FUNCTION events_canonical(
+    stream_id text, stream_version integer, event_id uuid, event_type text,
+    schema_version integer, table_id text, occurred_at timestamptz, correlation_id uuid,
+    causation_id uuid, producer text, payload text
+) RETURNS bytea LANGUAGE sql STABLE PARALLEL SAFE
+RETURN convert_to(concat(
+    octet_length(stream_id), ':', stream_id, ',', stream_version, ',', event_id, ',',
+    octet_length(event_type), ':', event_type, ',', schema_version, ',',
+    octet_length(table_id), ':', table_id, ',',
+    (extract(epoch FROM occurred_at) * 1000000)::bigint, ',', correlation_id, ',',
+    causation_id, ',', octet_length(producer), ':', producer, ',', payload), 'UTF8');
+-- One link of the chain, as the window aggregate `events_chain_agg(previous, canonical)`:
+-- the running hash starts from `previous` (NULL if unknown: then every hash is NULL).
+CREATE OR REPLACE FUNCTION events_chain_step(state bytea, previous bytea, canonical bytea)
+    RETURNS bytea LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN sha256(coalesce(state, previous) || canonical);
+CREATE OR REPLACE AGGREGATE events_chain_agg(bytea, bytea) (
+    SFUNC = events_chain_step, STYPE = bytea
+);
+-- For rows stored without a hash (a writer other than `append`, or an append whose snapshot
+-- did not show the stream's previous event): chain them here, one row at a time.
+CREATE OR REPLACE FUNCTION events_chain() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    previous bytea := decode(repeat('00', 32), 'hex');
+BEGIN
+    IF NEW.stream_version > 1 THEN
+        -- sees the rows stored earlier by the same INSERT too (a multi-event append)
+        SELECT hash INTO previous FROM events
+         WHERE stream_id = NEW.stream_id AND stream_version = NEW.stream_version - 1;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION 'stream % has no version % to chain version % to',
+                NEW.stream_id, NEW.stream_version - 1, NEW.stream_version;
+        END IF;
+        -- a predecessor stored before the chain existed: a new chain starts here
+        previous := coalesce(previous, decode(repeat('00', 32), 'hex'));
+    END IF;
+    NEW.hash := sha256(previous || events_canonical(NEW.stream_id, NEW.stream_version,
+        NEW.event_id, NEW.event_type, NEW.schema_version, NEW.table_id, NEW.occurred_at,
+        NEW.correlation_id, NEW.causation_id, NEW.producer, NEW.payload::text));
+    RETURN NEW;
+END $$;
+CREATE OR REPLACE TRIGGER events_chain BEFORE INSERT ON events
+    FOR EACH ROW WHEN (NEW.hash IS NULL) EXECUTE FUNCTION events_chain();
+"""
+
+NOTIFY_CHANNEL = "events_appended"
+
+_COLUMNS = (
+    "position, transaction_id, stream_id, stream_version, event_id, event_type, schema_version,"
+    " table_id, occurred_at, correlation_id, causation_id, producer, payload::text AS payload"
+)
+
+_INSERT_EVENTS = """
+INSERT INTO events (stream_id, stream_version, event_id, event_type, schema_version, table_id,
+                    occurred_at, correlation_id, causation_id, producer, payload, hash)
+SELECT $1, $2 + e.n, e.event_id, e.event_type, e.schema_version, $4, $5, $6, $7, $8, e.payload,
+       events_chain_agg(
+           (SELECT previous FROM chain_start),
+           events_canonical($1, ($2 + e.n)::integer, e.event_id, e.event_type, e.schema_version,
+                            $4, $5, $6, $7, $8, e.payload::text)
+       ) OVER (ORDER BY e.n)
+FROM (SELECT u.*, gen_random_uuid() AS event_id
+      FROM unnest($9::text[], $10::int[], $11::jsonb[])
+           WITH ORDINALITY AS u(event_type, schema_version, payload, n)) AS e
+WHERE EXISTS (SELECT 1 FROM bump)
+ORDER BY e.n
+RETURNING stream_version, position, event_id
+"""
+
+# The hash the stream's chain goes on from: the event at the expected version's (zero bytes
+# for a new stream or a predecessor stored before the chain). NULL when that event is not
+# visible to this statement: the rows are then stored without hash and chained by the
+# `events_chain` trigger.
+_ZERO_HASH = "'\\x" + "00" * 32 + "'::bytea"
+_CHAIN_START = (
+    f" chain_start AS (SELECT CASE WHEN $2 = 0 THEN {_ZERO_HASH}"
+    f" ELSE (SELECT coalesce(hash, {_ZERO_HASH}) FROM events"
+    " WHERE stream_id = $1 AND stream_version = $2) END AS previous)"
+)
+
+_APPEND_NEW_STREAM = (
+    "WITH bump AS (INSERT INTO streams (stream_id, version) VALUES ($1, $3)"
+    " ON CONFLICT (stream_id) DO NOTHING RETURNING 1)," + _CHAIN_START + _INSERT_EVENTS
+)
+_APPEND_EXISTING_STREAM = (
+    "WITH bump AS (UPDATE streams SET version = $3 WHERE stream_id = $1 AND version = $2"
+    " RETURNING 1)," + _CHAIN_START + _INSERT_EVENTS
+)
+
+
+class EventStoreError(Exception):
+    pass
+
+
+class ConcurrencyError(EventStoreError):
+    """The stream moved on since the caller read it: re-read and decide again."""
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class GlobalPosition:
+    """A place in the whole store, in commit-safe order."""
+
+    transaction_id: int = 0
+    position: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.transaction_id}:{self.position}"
+
+
+class StoredEvent(asyncpg.Record):  # type: ignore[misc]
+    """One stored event as read back: a row that asyncpg builds without running Python code,
+    which is what lets a replay go at the speed of the driver."""
+
+    __slots__ = ()
+
+    @property
+    def position(self) -> int:
+        return int(self[0])
+
+    @property
+    def transaction_id(self) -> int:
+        return int(self[1])
+
+    @property
+    def stream_id(self) -> str:
+        return str(self[2])
+
+    @property
+    def stream_version(self) -> int:
+        return int(self[3])
+
+    @property
+    def event_id(self) -> UUID:
+        return cast("UUID", self[4])
+
+    @property
+    def event_type(self) -> str:
+        return str(self[5])
+
+    @property
+    def schema_version(self) -> int:
+        return int(self[6])
+
+    @property
+    def table_id(self) -> str:
+        return str(self[7])
+
+    @property
+    def occurred_at(self) -> datetime:
+        return cast("datetime", self[8])
+
+    @property
+    def correlation_id(self) -> UUID:
+        return cast("UUID", self[9])
+
+    @property
+    def causation_id(self) -> UUID | None:
+        return cast("UUID | None", self[10])
+
+    @property
+    def producer(self) -> str:
+        return str(self[11])
+
+    @property
+    def payload_json(self) -> str:
+        return str(self[12])
+
+    @property
+    def payload(self) -> dict[str, Any]:
+        """The payload, decoded on demand: replaying needs the metadata far more often."""
+        decoded: dict[str, Any] = json.loads(self.payload_json)
+        return decoded
+
+    @property
+    def global_position(self) -> GlobalPosition:
+        return GlobalPosition(self.transaction_id, self.position)
+
+    def envelope(self) -> EventEnvelope:
+        return EventEnvelope(
+            event_id=self.event_id,
+            event_type=self.event_type,
+            schema_version=self.schema_version,
+            stream_id=self.stream_id,
+            stream_version=self.stream_version,
+            table_id=self.table_id,
+            occurred_at=self.occurred_at,
+            correlation_id=self.correlation_id,
+            causation_id=self.causation_id,
+            producer=self.producer,
+            payload=self.payload,
+        )
+
+    def to_json_bytes(self) -> bytes:
+        """The envelope as published on Kafka (the same shape as `EventEnvelope`)."""
+        metadata = json.dumps(
+            {
+                "event_id": str(self.event_id),
+                "event_type": self.event_type,
+                "schema_version": self.schema_version,
+                "stream_id": self.stream_id,
+                "stream_version": self.stream_version,
+                "table_id": self.table_id,
+                "occurred_at": self.occurred_at.isoformat(),
+                "correlation_id": str(self.correlation_id),
+                "causation_id": None if self.causation_id is None else str(self.causation_id),
+                "producer": self.producer,
+            },
+            separators=(",", ":"),
+        )
+        return f'{metadata[:-1]},"payload":{self.payload_json}}}'.encode()
+
+
+@dataclass(frozen=True, slots=True)
+class AppendResult:
+    stream_version: int
+    event_ids: tuple[UUID, ...]
+    positions: tuple[int, ...]
+
+
+class AsyncpgEventStore:
+    """One service's event store in its own Postgres database."""
+
+    def __init__(self, pool: asyncpg.Pool, producer: str) -> None:
+        self._pool = pool
+        self._producer = producer
+
+    @property
+    def pool(self) -> asyncpg.Pool:
+        return self._pool
+
+    async def migrate(self) -> None:
+        """Create the store's tables; safe to run from several instances at once."""
+        async with self._pool.acquire() as connection, connection.transaction():
+            await connection.execute("SELECT pg_advisory_xact_lock(7411001)")
+            await connection.execute(SCHEMA)
+
+    async def append(
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[Event],
+        *,
+        table_id: str,
+        correlation_id: UUID | None = None,
+        causation_id: UUID | None = None,
+        occurred_at: datetime | None = None,
+        connection: asyncpg.Connection | None = None,
+    ) -> AppendResult:
+        """Append `events` after `expected_version` of the stream, or raise ConcurrencyError.
+
+        With `connection`, the append joins the caller's transaction, so state the caller
+        writes beside it commits or rolls back together with the events.
+        """
+        if not events:
+            raise ValueError("nothing to append")
+        if expected_version < 0:
+            raise ValueError(f"expected_version must be >= 0, not {expected_version}")
+        new_version = expected_version + len(events)
+        query = _APPEND_NEW_STREAM if expected_version == 0 else _APPEND_EXISTING_STREAM
+        args = (
+            stream_id,
+            expected_version,
+            new_version,
+            table_id,
+            occurred_at or datetime.now(UTC),
+            correlation_id or uuid4(),
+            causation_id,
+            self._producer,
+            [event.event_type for event in events],
+            [event.schema_version for event in events],
+            [event.model_dump_json() for event in events],
+        )
+        executor = connection if connection is not None else self._pool
+        rows = sorted(await executor.fetch(query, *args))
+        if not rows:
+            current = await executor.fetchval(
+                "SELECT version FROM streams WHERE stream_id = $1", stream_id
+            )
+            raise ConcurrencyError(
+                f"stream {stream_id!r} is at version {current or 0}, "
+                f"not the expected {expected_version}"
+            )
+        return AppendResult(
+            stream_version=new_version,
+            event_ids=tuple(row[2] for row in rows),
+            positions=tuple(row[1] for row in rows),
+        )
+
+    async def stream_version(self, stream_id: str) -> int:
+        version = await self._pool.fetchval(
+            "SELECT version FROM streams WHERE stream_id = $1", stream_id
+        )
+        return int(version or 0)
+
+    async def read_stream(self, stream_id: str, after_version: int = 0) -> list[StoredEvent]:
+        rows = await self._pool.fetch(
+            f"SELECT {_COLUMNS} FROM events WHERE stream_id = $1 AND stream_version > $2"
+            " ORDER BY stream_version",
+            stream_id,
+            after_version,
+            record_class=StoredEvent,
+        )
+        return rows  # type: ignore[no-any-return]
+
+    async def read_all(
+        self,
+        after: GlobalPosition = GlobalPosition(),
+        limit: int = 1000,
+        *,
+        connection: asyncpg.Connection | None = None,
+    ) -> list[StoredEvent]:
+        """Events after `after`, in commit-safe order; never skips a late commit. With
+        `connection` (outside a transaction), read on it instead of a pooled one."""
+        executor = connection if connection is not None else self._pool
+        rows = await executor.fetch(
+            f"SELECT {_COLUMNS} FROM events"
+            " WHERE (transaction_id, position) > ($1, $2)"
+            "   AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())::text::bigint"
+            " ORDER BY transaction_id, position LIMIT $3",
+            after.transaction_id,
+            after.position,
+            limit,
+            record_class=StoredEvent,
+        )
+        return rows  # type: ignore[no-any-return]

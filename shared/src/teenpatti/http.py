@@ -1,0 +1,189 @@
+"""The one error shape at every HTTP edge (RFC 9457 problem details) and the API keys.
+
+Raise `ProblemError(status, code, detail)` anywhere in a route; `install_problem_handlers`
+turns it, request validation errors and anything unexpected into
+`application/problem+json` with a stable machine-readable `code`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import asyncpg
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+log = logging.getLogger(__name__)
+
+PROBLEM_JSON = "application/problem+json"
+
+
+class ProblemError(Exception):
+    def __init__(self, status: int, code: str, detail: str, **extra: Any) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.code = code
+        self.detail = detail
+        self.extra = extra
+
+
+def problem_response(
+    status: int, code: str, detail: str, instance: str = "", **extra: Any
+) -> JSONResponse:
+    body = {
+        "type": f"https://teenpatti.example/problems/{code}",
+        "title": code.replace("_", " "),
+        "status": status,
+        "code": code,
+        "detail": detail,
+        "instance": instance,
+        **extra,
+    }
+    return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON)
+
+
+PROBLEM_SCHEMA: dict[str, Any] = {
+    "title": "Problem",
+    "description": "An RFC 9457 problem detail with a stable machine-readable code",
+    "type": "object",
+    "required": ["type", "title", "status", "code", "detail"],
+    "properties": {
+        "type": {"type": "string"},
+        "title": {"type": "string"},
+        "status": {"type": "integer"},
+        "code": {"type": "string"},
+        "detail": {"type": "string"},
+        "instance": {"type": "string"},
+    },
+    "additionalProperties": True,
+}
+
+
+def document_problems(app: FastAPI) -> None:
+    """Make the OpenAPI truthful about errors: every operation may answer a 4xx problem
+    (`application/problem+json`), and the error statuses a route declares (FastAPI's default
+    422 `HTTPValidationError` included) are problems too, which is what the handlers send."""
+    generate = app.openapi
+    documented: list[dict[str, Any]] = []
+
+    def openapi() -> dict[str, Any]:
+        if documented:
+            return documented[0]
+        schema = generate()
+        schema.setdefault("components", {}).setdefault("schemas", {})["Problem"] = PROBLEM_SCHEMA
+        content = {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}}
+        for path_item in schema.get("paths", {}).values():
+            for operation in path_item.values():
+                if not isinstance(operation, dict) or "responses" not in operation:
+                    continue
+                responses = operation["responses"]
+                for status, response in responses.items():
+                    if str(status)[0] in "45":
+                        response["content"] = content
+                responses.setdefault(
+                    "4XX",
+                    {"description": "a problem detail with a specific code", "content": content},
+                )
+        schemas = schema["components"]["schemas"]
+        for unused in ("HTTPValidationError", "ValidationError"):  # FastAPI's 422, replaced
+            if f"#/components/schemas/{unused}" not in json.dumps(schema):
+                schemas.pop(unused, None)
+        documented.append(schema)
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+def install_problem_handlers(app: FastAPI) -> None:
+    document_problems(app)
+
+    @app.exception_handler(ProblemError)
+    async def _problem(request: Request, error: ProblemError) -> JSONResponse:
+        return problem_response(
+            error.status, error.code, error.detail, request.url.path, **error.extra
+        )
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, error: RequestValidationError) -> JSONResponse:
+        errors = [
+            {"field": ".".join(str(p) for p in e["loc"]), "message": e["msg"]}
+            for e in error.errors()
+        ]
+        first = errors[0] if errors else {"field": "", "message": "invalid request"}
+        return problem_response(
+            422,
+            "invalid_request",
+            f"{first['field']}: {first['message']}",
+            request.url.path,
+            errors=errors,
+        )
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, error: StarletteHTTPException) -> JSONResponse:
+        # 400: FastAPI could not parse the body at all (e.g. not UTF-8)
+        code = {400: "invalid_request", 404: "not_found", 405: "method_not_allowed"}.get(
+            error.status_code, "http_error"
+        )
+        return problem_response(error.status_code, code, str(error.detail), request.url.path)
+
+    # Postgres text and jsonb cannot hold NUL (and jsonb no \u0000): such input reaches the
+    # database only inside a command's transaction, which the error rolls back whole
+    @app.exception_handler(asyncpg.CharacterNotInRepertoireError)
+    @app.exception_handler(asyncpg.UntranslatableCharacterError)
+    async def _unstorable(request: Request, error: Exception) -> JSONResponse:
+        return problem_response(
+            422,
+            "invalid_text",
+            "the request holds text that cannot be stored (e.g. a NUL character)",
+            request.url.path,
+        )
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, error: Exception) -> JSONResponse:
+        log.exception("unexpected error on %s", request.url.path)
+        return problem_response(
+            500, "internal_error", "the server failed; nothing was applied", request.url.path
+        )
+
+
+@dataclass(frozen=True)
+class KeyHolder:
+    name: str  # operator id, or a person's name for supervisors and dealers
+    role: str  # "operator", "supervisor", "dealer"
+
+
+def hash_key(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+class ApiKeys:
+    """API keys from a setting like `op-1:operator:KEY,alice:supervisor:KEY2`; kept hashed."""
+
+    def __init__(self, spec: str) -> None:
+        self._holders: dict[str, KeyHolder] = {}
+        for entry in filter(None, (part.strip() for part in spec.split(","))):
+            name, role, key = entry.split(":", 2)
+            if not (name and role and key):
+                raise ValueError(
+                    f"bad API key entry {entry.split(':', 1)[0]!r}: need name:role:key"
+                )
+            self._holders[hash_key(key)] = KeyHolder(name, role)
+
+    def holder(self, key: str | None, *roles: str) -> KeyHolder:
+        """The key's holder if it has one of `roles`, else a 401/403 ProblemError."""
+        if not key:
+            raise ProblemError(401, "missing_api_key", "send the API key in the X-Api-Key header")
+        digest = hash_key(key)
+        found = next((h for d, h in self._holders.items() if hmac.compare_digest(d, digest)), None)
+        if found is None:
+            raise ProblemError(401, "invalid_api_key", "the API key is not known")
+        if roles and found.role not in roles:
+            raise ProblemError(403, "forbidden", f"this action needs the role {' or '.join(roles)}")
+        return found

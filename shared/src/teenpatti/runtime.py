@@ -1,0 +1,167 @@
+"""What every service runs besides its HTTP edge: its event store, its outbox relay and its
+Kafka consumers, opened in the app's lifespan (or a `main()`) and closed in `finally`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Sequence
+from types import TracebackType
+
+import asyncpg
+from aiokafka import AIOKafkaProducer
+
+from teenpatti.events import EventEnvelope
+from teenpatti.events.catalog import ALL_TOPICS, registry
+from teenpatti.events.contracts import UnsupportedSchemaVersionError
+from teenpatti.eventsourcing import (
+    AsyncpgEventStore,
+    Handler,
+    KafkaEventConsumer,
+    KafkaOutboxRelay,
+    ensure_topics,
+    kafka_producer,
+)
+from teenpatti.eventsourcing.consumer import PartitionsCallback
+from teenpatti.settings import InfrastructureSettings
+
+log = logging.getLogger(__name__)
+
+
+def readable_only(handler: Handler) -> Handler:
+    """Refuse an event this build cannot read (a type the catalog does not know, or a schema
+    version beyond the one it reads) before the service's handler skips it as "not mine":
+    the consumer parks it (`parked_events`) at once, for a person to see, and goes on."""
+
+    async def checked(connection: asyncpg.Connection, envelope: EventEnvelope) -> None:
+        event_class = registry.event_class(envelope.event_type)  # UnknownEventTypeError
+        if not 1 <= envelope.schema_version <= event_class.schema_version:
+            raise UnsupportedSchemaVersionError(
+                f"{envelope.event_type} schema version {envelope.schema_version} is not"
+                f" supported (this build reads versions 1 to {event_class.schema_version})"
+            )
+        await handler(connection, envelope)
+
+    return checked
+
+
+class ServiceRuntime:
+    """One service instance's store, relay (publishing to `emits`) and consumers."""
+
+    def __init__(
+        self,
+        *,
+        service: str,
+        database: str,
+        emits: str,
+        settings: InfrastructureSettings,
+        pool_size: int = 20,
+    ) -> None:
+        self.service = service
+        self.settings = settings
+        self._database = database
+        self._emits = emits
+        self._pool_size = pool_size
+        self._stop = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._consumers: list[KafkaEventConsumer] = []
+        self._pool: asyncpg.Pool | None = None
+        self._store: AsyncpgEventStore | None = None
+        self._producer: AIOKafkaProducer | None = None
+
+    @property
+    def pool(self) -> asyncpg.Pool:
+        if self._pool is None:
+            raise RuntimeError(f"{self.service} runtime is not started")
+        return self._pool
+
+    @property
+    def store(self) -> AsyncpgEventStore:
+        if self._store is None:
+            raise RuntimeError(f"{self.service} runtime is not started")
+        return self._store
+
+    @property
+    def stopping(self) -> asyncio.Event:
+        return self._stop
+
+    async def start(self) -> None:
+        self._pool = await asyncpg.create_pool(
+            self.settings.postgres_dsn(self._database), min_size=2, max_size=self._pool_size
+        )
+        self._store = AsyncpgEventStore(self._pool, producer=self.service)
+        await self._store.migrate()
+        await ensure_topics(
+            self.settings.kafka_servers,
+            [self.settings.topic(t) for t in ALL_TOPICS],
+            partitions=self.settings.kafka_partitions,
+            replication_factor=self.settings.kafka_replication_factor,
+        )
+        self._producer = kafka_producer(self.settings.kafka_servers, client_id=self.service)
+        await self._producer.start()
+        relay = KafkaOutboxRelay(
+            self._store, self._producer, self.settings.topic(self._emits), name=self.service
+        )
+        self.spawn(relay.run(self._stop), name=f"{self.service}-relay")
+
+    def consume(
+        self,
+        name: str,
+        topics: Sequence[str],
+        handler: Handler,
+        *,
+        on_assigned: PartitionsCallback | None = None,
+        on_revoked: PartitionsCallback | None = None,
+    ) -> KafkaEventConsumer:
+        """Start the consumer group `<service>-<name>` on `topics`; each event is handled in
+        one Postgres transaction. The callbacks hear which partitions this instance owns."""
+        consumer = KafkaEventConsumer(
+            self.pool,
+            name=self.settings.topic(f"{self.service}-{name}"),
+            topics=[self.settings.topic(t) for t in topics],
+            bootstrap_servers=self.settings.kafka_servers,
+            handler=readable_only(handler),
+            on_assigned=on_assigned,
+            on_revoked=on_revoked,
+        )
+        self._consumers.append(consumer)
+        self.spawn(consumer.run(self._stop), name=consumer.name)
+        return consumer
+
+    def spawn(self, coroutine: object, *, name: str) -> asyncio.Task[None]:
+        """Run a background loop for the life of the service; a crash is logged loudly."""
+        task: asyncio.Task[None] = asyncio.create_task(coroutine, name=name)  # type: ignore[arg-type]
+        task.add_done_callback(self._report_crash)
+        self._tasks.append(task)
+        return task
+
+    def _report_crash(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            log.error("%s: %s stopped", self.service, task.get_name(), exc_info=task.exception())
+
+    async def stop(self) -> None:
+        self._stop.set()
+        if self._tasks:
+            _, pending = await asyncio.wait(self._tasks, timeout=15)
+            for task in pending:
+                task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.gather(*pending, return_exceptions=True)
+        if self._producer is not None:
+            await self._producer.stop()
+        if self._pool is not None:
+            await self._pool.close()
+
+    async def __aenter__(self) -> ServiceRuntime:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.stop()

@@ -1,0 +1,145 @@
+"""Fixtures for the tests that need the real servers.
+
+By default they use the local stack (`make up`; `make test` starts it). With
+`TP_TESTCONTAINERS=1` and a reachable Docker engine they start throwaway containers instead.
+Every test gets its own database and its own topics, so tests never see each other's data.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import AsyncIterator, Iterator
+from uuid import uuid4
+
+import asyncpg
+import pytest
+from aiokafka.admin import AIOKafkaAdminClient
+
+from teenpatti.databases import drop_database
+from teenpatti.eventsourcing import AsyncpgEventStore, ensure_topics
+from teenpatti.settings import InfrastructureSettings
+
+
+def _reachable(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket() as probe:
+        probe.settimeout(0.5)
+        return probe.connect_ex((host, port)) == 0
+
+
+@pytest.fixture(scope="session")
+def infrastructure() -> Iterator[InfrastructureSettings]:
+    if os.environ.get("TP_TESTCONTAINERS") == "1":
+        yield from _containers()
+        return
+    settings = InfrastructureSettings()
+    for name, port in (
+        ("Postgres", settings.pg_port),
+        ("Kafka", settings.kafka_port),
+        ("Redis", settings.redis_port),
+    ):
+        if not _reachable(port, settings.pg_host):
+            pytest.fail(f"{name} is not listening on port {port}: start the stack with `make up`")
+    yield settings
+
+
+def _containers() -> Iterator[InfrastructureSettings]:
+    import docker  # installed with testcontainers
+
+    try:
+        docker.from_env().ping()
+    except Exception as error:
+        pytest.fail(f"TP_TESTCONTAINERS=1 but no Docker engine is reachable ({error})")
+    from testcontainers.kafka import KafkaContainer
+    from testcontainers.postgres import PostgresContainer
+    from testcontainers.redis import RedisContainer
+
+    with (
+        PostgresContainer("postgres:16", username="teenpatti", password="teenpatti") as pg,
+        KafkaContainer("apache/kafka:4.1.1").with_kraft() as kafka,
+        RedisContainer("redis:7") as redis,
+    ):
+        yield InfrastructureSettings(
+            pg_host=pg.get_container_host_ip(),
+            pg_port=int(pg.get_exposed_port(5432)),
+            kafka_bootstrap=kafka.get_bootstrap_server(),
+            redis_host=redis.get_container_host_ip(),
+            redis_port=int(redis.get_exposed_port(6379)),
+        )
+
+
+@pytest.fixture
+async def database(
+    infrastructure: InfrastructureSettings, database_name: str
+) -> AsyncIterator[str]:
+    """A new empty database for this test; its DSN."""
+    yield infrastructure.postgres_dsn(database_name)
+
+
+@pytest.fixture
+async def topic_prefix(infrastructure: InfrastructureSettings) -> AsyncIterator[str]:
+    """A prefix for this test's topics and consumer groups: no test sees another's events.
+    The topics are deleted afterwards (each holds 12 partitions' files open in the broker)."""
+    prefix = f"t{uuid4().hex[:10]}."
+    yield prefix
+    await delete_topics(infrastructure.kafka_servers, prefix)
+
+
+async def delete_topics(bootstrap_servers: str, prefix: str) -> None:
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap_servers)
+    await admin.start()
+    try:
+        doomed = [t for t in await admin.list_topics() if t.startswith(prefix)]
+        if doomed:
+            await admin.delete_topics(doomed)
+    finally:
+        await admin.close()
+
+
+@pytest.fixture
+def settings(infrastructure: InfrastructureSettings, topic_prefix: str) -> InfrastructureSettings:
+    return infrastructure.model_copy(update={"topic_prefix": topic_prefix})
+
+
+@pytest.fixture
+async def database_name(infrastructure: InfrastructureSettings) -> AsyncIterator[str]:
+    """The name of a new empty database for this test, dropped afterwards."""
+    name = f"test_{uuid4().hex[:12]}"
+    admin = await asyncpg.connect(infrastructure.postgres_dsn("postgres"))
+    try:
+        await admin.execute(f"CREATE DATABASE {name}")
+        yield name
+        await drop_database(admin, name)
+    finally:
+        await admin.close()
+
+
+@pytest.fixture
+async def pool(database: str) -> AsyncIterator[asyncpg.Pool]:
+    async with asyncpg.create_pool(database, min_size=1, max_size=8) as created:
+        yield created
+
+
+@pytest.fixture
+async def store(pool: asyncpg.Pool) -> AsyncpgEventStore:
+    event_store = AsyncpgEventStore(pool, producer="tests")
+    await event_store.migrate()
+    return event_store
+
+
+@pytest.fixture
+async def topic(infrastructure: InfrastructureSettings) -> AsyncIterator[str]:
+    """A new topic with the deployment's partition count, deleted afterwards."""
+    name = f"test-{uuid4().hex[:12]}"
+    await ensure_topics(
+        infrastructure.kafka_servers, [name], partitions=infrastructure.kafka_partitions
+    )
+    yield name
+    await delete_topics(infrastructure.kafka_servers, name)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Everything under tests/integration and tests/e2e needs the servers."""
+    for item in items:
+        if {"integration", "e2e"} & set(item.path.parts):
+            item.add_marker(pytest.mark.integration)

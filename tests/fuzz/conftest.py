@@ -1,0 +1,157 @@
+"""Each service in-process against the real Postgres, Kafka and Redis, for fuzzing.
+
+Every test gets its service on a fresh database and topic prefix (the `settings` and
+`database_name` fixtures of tests/conftest.py), with its lifespan running (store, relay,
+consumers), and an httpx client over ASGI that reports a crash as the 500 the client would
+see instead of raising it. The counts of what was tried are printed at the end of the run
+(and appended to the file named by `TP_FUZZ_REPORT`, if set).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from scanner_gateway.app import create_app as create_scanner
+from scanner_gateway.config import ScannerSettings
+from settlement_service.app import create_app as create_settlement
+from settlement_service.config import SettlementSettings
+from table_service.app import create_app as create_table
+from table_service.config import TableSettings
+from teenpatti.events.catalog import ALL_TOPICS
+from teenpatti.eventsourcing import TopicConfigurationError, ensure_topics
+from teenpatti.settings import InfrastructureSettings
+from wallet_service.app import create_app as create_wallet
+from wallet_service.config import WalletSettings
+
+from .report import REPORT
+
+STARTUP_TIMEOUT = 60.0
+REQUEST_TIMEOUT = 30.0
+
+
+class _TimedTransport(httpx.ASGITransport):
+    """In-process requests bypass sockets and so httpx's timeouts: bound each one here."""
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        async with asyncio.timeout(REQUEST_TIMEOUT):
+            return await super().handle_async_request(request)
+
+
+async def topics_ready(settings: InfrastructureSettings) -> None:
+    """Create the test's topics before the app does (a busy broker may describe a topic it
+    has just created with 0 partitions, which the runtime's check refuses)."""
+    async with asyncio.timeout(STARTUP_TIMEOUT):
+        while True:
+            try:
+                await ensure_topics(
+                    settings.kafka_servers,
+                    [settings.topic(t) for t in ALL_TOPICS],
+                    partitions=settings.kafka_partitions,
+                )
+                return
+            except TopicConfigurationError:
+                await asyncio.sleep(0.2)
+
+
+@asynccontextmanager
+async def started(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    """The app with its lifespan entered, and a client bound to it."""
+    async with contextlib.AsyncExitStack() as stack:
+        async with asyncio.timeout(STARTUP_TIMEOUT):
+            await stack.enter_async_context(app.router.lifespan_context(app))
+        client = await stack.enter_async_context(
+            httpx.AsyncClient(
+                transport=_TimedTransport(app=app, raise_app_exceptions=False),
+                base_url="http://service",
+            )
+        )
+        yield client
+
+
+@pytest.fixture
+async def wallet_settings(settings: InfrastructureSettings, database_name: str) -> WalletSettings:
+    await topics_ready(settings)
+    return WalletSettings(**settings.model_dump(), wallet_database=database_name)
+
+
+@pytest.fixture
+async def table_settings(settings: InfrastructureSettings, database_name: str) -> TableSettings:
+    await topics_ready(settings)
+    return TableSettings(**settings.model_dump(), table_database=database_name)
+
+
+@pytest.fixture
+async def scanner_settings(settings: InfrastructureSettings, database_name: str) -> ScannerSettings:
+    await topics_ready(settings)
+    # a short verdict wait: no table answers here, a read is `pending` after 0.2 s
+    return ScannerSettings(
+        **{
+            **settings.model_dump(),
+            "scanner_database": database_name,
+            "verdict_timeout_seconds": 0.2,
+        }
+    )
+
+
+@pytest.fixture
+async def settlement_settings(
+    settings: InfrastructureSettings, database_name: str
+) -> SettlementSettings:
+    await topics_ready(settings)
+    return SettlementSettings(**settings.model_dump(), settlement_database=database_name)
+
+
+@pytest.fixture
+async def wallet_app(
+    wallet_settings: WalletSettings,
+) -> AsyncIterator[tuple[FastAPI, httpx.AsyncClient]]:
+    app = create_wallet(wallet_settings)
+    async with started(app) as client:
+        yield app, client
+
+
+@pytest.fixture
+async def table_app(
+    table_settings: TableSettings,
+) -> AsyncIterator[tuple[FastAPI, httpx.AsyncClient]]:
+    app = create_table(table_settings)
+    async with started(app) as client:
+        yield app, client
+
+
+@pytest.fixture
+async def scanner_app(
+    scanner_settings: ScannerSettings,
+) -> AsyncIterator[tuple[FastAPI, httpx.AsyncClient]]:
+    app = create_scanner(scanner_settings)
+    async with started(app) as client:
+        yield app, client
+
+
+@pytest.fixture
+async def settlement_app(
+    settlement_settings: SettlementSettings,
+) -> AsyncIterator[tuple[FastAPI, httpx.AsyncClient]]:
+    app = create_settlement(settlement_settings)
+    async with started(app) as client:
+        yield app, client
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if not REPORT:
+        return
+    terminalreporter.section("fuzzing: inputs tried")
+    for block in REPORT:
+        terminalreporter.write_line(block)
+    target = os.environ.get("TP_FUZZ_REPORT")
+    if target:
+        with open(target, "a", encoding="utf-8") as out:
+            out.write("\n".join(REPORT) + "\n")

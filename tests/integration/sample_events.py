@@ -1,0 +1,65 @@
+"""Event types used by the event-sourcing tests, and the small helpers they share."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from aiokafka import AIOKafkaConsumer
+
+from teenpatti.events import Event, EventRegistry
+
+registry = EventRegistry()
+
+
+@registry.register
+class ChipCounted(Event):
+    event_type: ClassVar[str] = "ChipCounted"
+    schema_version: ClassVar[int] = 2
+    chips: int
+    colour: str
+
+
+@registry.upcaster("ChipCounted", from_version=1)
+def _chip_counted_v1_to_v2(payload: dict[str, object]) -> dict[str, object]:
+    return {**payload, "colour": "unknown"}
+
+
+def counted(chips: int, colour: str = "red") -> ChipCounted:
+    return ChipCounted(chips=chips, colour=colour)
+
+
+@dataclass(frozen=True)
+class Received:
+    key: bytes | None
+    partition: int
+    envelope: dict[str, Any]
+
+
+async def read_topic(
+    bootstrap_servers: str, topic: str, *, expected: int, timeout: float = 60.0
+) -> list[Received]:
+    """Every record of `topic` from the beginning, once at least `expected` have arrived."""
+    consumer = AIOKafkaConsumer(
+        topic,
+        bootstrap_servers=bootstrap_servers,
+        auto_offset_reset="earliest",
+        enable_auto_commit=False,
+        group_id=None,
+    )
+    await consumer.start()
+    received: list[Received] = []
+    try:
+        async with asyncio.timeout(timeout):
+            while len(received) < expected:
+                batches = await consumer.getmany(timeout_ms=500)
+                for records in batches.values():
+                    received.extend(
+                        Received(record.key, record.partition, json.loads(record.value or b""))
+                        for record in records
+                    )
+    finally:
+        await consumer.stop()
+    return received

@@ -1,0 +1,109 @@
+"""Helpers for testing a service in-process against the real Postgres, Kafka and Redis.
+
+A test runs the service's FastAPI app with its lifespan (store, relay, consumers), talks to
+it over ASGI with httpx, feeds it events by publishing envelopes to its input topics, and
+reads what it emitted from its output topic.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from uuid import UUID
+
+import httpx
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from fastapi import FastAPI
+
+from teenpatti.events import Event, EventEnvelope, new_envelope
+from teenpatti.events.catalog import registry
+from teenpatti.settings import InfrastructureSettings
+
+
+@asynccontextmanager
+async def running(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    """The app started (lifespan entered) and an HTTP client bound to it."""
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://service", timeout=10
+        ) as client,
+    ):
+        yield client
+
+
+async def publish(
+    settings: InfrastructureSettings,
+    topic: str,
+    event: Event,
+    *,
+    table_id: str,
+    stream_id: str | None = None,
+    stream_version: int = 1,
+    producer: str = "tests",
+) -> EventEnvelope:
+    """Publish one event, as another service's relay would, to `topic` (prefix added)."""
+    envelope = new_envelope(
+        event,
+        stream_id=stream_id or f"test-{table_id}",
+        stream_version=stream_version,
+        table_id=table_id,
+        producer=producer,
+    )
+    kafka = AIOKafkaProducer(bootstrap_servers=settings.kafka_servers, acks="all")
+    await kafka.start()
+    try:
+        await kafka.send_and_wait(
+            settings.topic(topic), envelope.to_json_bytes(), key=table_id.encode()
+        )
+    finally:
+        await kafka.stop()
+    return envelope
+
+
+async def collect(
+    settings: InfrastructureSettings,
+    topic: str,
+    until: Callable[[list[EventEnvelope]], bool],
+    *,
+    timeout: float = 30.0,
+) -> list[EventEnvelope]:
+    """Every envelope on `topic` (prefix added) from the start, once `until(seen)` holds."""
+    consumer = AIOKafkaConsumer(
+        settings.topic(topic),
+        bootstrap_servers=settings.kafka_servers,
+        auto_offset_reset="earliest",
+        enable_auto_commit=False,
+    )
+    await consumer.start()
+    seen: list[EventEnvelope] = []
+    try:
+        async with asyncio.timeout(timeout):
+            while not until(seen):
+                batches = await consumer.getmany(timeout_ms=200)
+                for records in batches.values():
+                    seen.extend(EventEnvelope.from_json_bytes(r.value or b"") for r in records)
+    except TimeoutError:
+        types = [e.event_type for e in seen]
+        raise AssertionError(f"timed out on {topic}; saw {types}") from None
+    finally:
+        await consumer.stop()
+    return seen
+
+
+def of_type(envelopes: list[EventEnvelope], event_type: str) -> list[Event]:
+    return [registry.decode_envelope(e) for e in envelopes if e.event_type == event_type]
+
+
+def count_of(event_type: str, n: int) -> Callable[[list[EventEnvelope]], bool]:
+    return lambda seen: sum(e.event_type == event_type for e in seen) >= n
+
+
+def json_of(value: object) -> object:
+    """A value as it looks after a JSON round trip (UUIDs and datetimes as strings)."""
+    return json.loads(json.dumps(value, default=str))
+
+
+__all__ = ["UUID", "collect", "count_of", "json_of", "of_type", "publish", "running"]

@@ -1,0 +1,218 @@
+"""Builders and fixtures for the settlement service's integration tests.
+
+Input events are built here as the table and the wallet would emit them; the book's digest is
+computed here independently (sha256 of the sorted bet ids joined by ",").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import itertools
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import UTC, datetime, timedelta
+from uuid import uuid4
+
+import asyncpg
+import pytest
+from aiokafka import AIOKafkaProducer
+
+from settlement_service.config import SettlementSettings
+from teenpatti import engine
+from teenpatti.events import EventEnvelope
+from teenpatti.events.catalog import (
+    ALL_TOPICS,
+    SETTLEMENT_EVENTS,
+    TABLE_EVENTS,
+    WALLET_EVENTS,
+    BetBookClosed,
+    BetPlaced,
+    BetSettled,
+    RoundCancelled,
+    RoundClosed,
+    RoundOpened,
+    RoundSettled,
+)
+from teenpatti.eventsourcing import TopicConfigurationError, ensure_topics
+from teenpatti.settings import InfrastructureSettings
+from tests.integration.services import collect, count_of, of_type, publish
+
+OPERATOR_1 = {"X-Api-Key": "dev-operator-1-key"}
+OPERATOR_2 = {"X-Api-Key": "dev-operator-2-key"}
+SUPERVISOR = {"X-Api-Key": "dev-supervisor-key"}
+
+PUBLISHED = engine.pay_table_to_mapping(engine.PUBLISHED_PAY_TABLE)
+_TICKS = itertools.count()
+
+
+@pytest.fixture
+async def settlement_settings(
+    settings: InfrastructureSettings, database_name: str
+) -> SettlementSettings:
+    configured = SettlementSettings(**settings.model_dump(), settlement_database=database_name)
+    await _topics_created(configured)
+    return configured
+
+
+async def _topics_created(settings: InfrastructureSettings) -> None:
+    """Create the test's topics before the app does: right after creating a topic, Kafka
+    sometimes describes it with 0 partitions and `ensure_topics` refuses to start; asked
+    again a moment later it answers right."""
+    names = [settings.topic(topic) for topic in ALL_TOPICS]
+    async with asyncio.timeout(30):
+        while True:
+            try:
+                await ensure_topics(
+                    settings.kafka_servers, names, partitions=settings.kafka_partitions
+                )
+                return
+            except TopicConfigurationError:
+                await asyncio.sleep(0.2)
+
+
+def round_id(table_id: str, number: int = 1) -> str:
+    return f"{table_id}-{number:06d}"
+
+
+def opened(
+    table_id: str, number: int = 1, paytable: dict[str, object] | None = None
+) -> RoundOpened:
+    now = datetime.now(UTC)
+    return RoundOpened(
+        round_id=round_id(table_id, number),
+        table_id=table_id,
+        number=number,
+        opened_at=now,
+        betting_closes_at=now + timedelta(seconds=15),
+        limits={},
+        paytable=dict(paytable or PUBLISHED),
+    )
+
+
+def closed(
+    table_id: str,
+    cards: list[str],
+    *,
+    winner: str,
+    a: str,
+    b: str,
+    bonus: str | None,
+    number: int = 1,
+) -> RoundClosed:
+    return RoundClosed.model_validate(
+        {
+            "round_id": round_id(table_id, number),
+            "table_id": table_id,
+            "cards": cards,
+            "player_a_hand": a,
+            "player_b_hand": b,
+            "winner": winner,
+            "six_card_bonus_hand": bonus,
+        }
+    )
+
+
+def cancelled(table_id: str, number: int = 1) -> RoundCancelled:
+    return RoundCancelled(
+        round_id=round_id(table_id, number),
+        table_id=table_id,
+        actor="supervisor-1",
+        reason="scanner broken before the first card",
+        cards_dealt=0,
+    )
+
+
+def placed(
+    table_id: str,
+    bet_type: str,
+    stake: int,
+    *,
+    number: int = 1,
+    currency: str = "INR",
+    operator: str = "operator-1",
+    player: str = "p-1",
+) -> BetPlaced:
+    return BetPlaced.model_validate(
+        {
+            "bet_id": uuid4(),
+            "slip_id": uuid4(),
+            "round_id": round_id(table_id, number),
+            "table_id": table_id,
+            "operator_id": operator,
+            "player_id": player,
+            "bet_type": bet_type,
+            "stake": stake,
+            "currency": currency,
+            # strictly increasing, so BetSettled events come in the order the bets were built
+            "placed_at": datetime.now(UTC) + timedelta(microseconds=next(_TICKS)),
+        }
+    )
+
+
+def book(table_id: str, bets: Sequence[BetPlaced], *, number: int = 1) -> BetBookClosed:
+    totals: dict[str, int] = {}
+    for bet in bets:
+        totals[bet.currency] = totals.get(bet.currency, 0) + bet.stake
+    joined = ",".join(sorted(str(bet.bet_id) for bet in bets))
+    return BetBookClosed(
+        round_id=round_id(table_id, number),
+        table_id=table_id,
+        bet_count=len(bets),
+        total_stake=totals,
+        digest=hashlib.sha256(joined.encode()).hexdigest(),
+    )
+
+
+async def feed_table(
+    settings: InfrastructureSettings, event: RoundOpened | RoundClosed | RoundCancelled
+) -> EventEnvelope:
+    return await publish(
+        settings, TABLE_EVENTS, event, table_id=event.table_id, stream_id=f"table-{event.table_id}"
+    )
+
+
+async def feed_wallet(
+    settings: InfrastructureSettings, event: BetPlaced | BetBookClosed
+) -> EventEnvelope:
+    return await publish(
+        settings, WALLET_EVENTS, event, table_id=event.table_id, stream_id=f"round-{event.round_id}"
+    )
+
+
+async def republish(settings: InfrastructureSettings, topic: str, envelope: EventEnvelope) -> None:
+    """The very same envelope again, as a relay does after a crash."""
+    kafka = AIOKafkaProducer(bootstrap_servers=settings.kafka_servers, acks="all")
+    await kafka.start()
+    try:
+        await kafka.send_and_wait(
+            settings.topic(topic), envelope.to_json_bytes(), key=envelope.table_id.encode()
+        )
+    finally:
+        await kafka.stop()
+
+
+async def settlements(
+    settings: InfrastructureSettings, rounds: int
+) -> tuple[list[BetSettled], list[RoundSettled]]:
+    """Every settlement event emitted, once `rounds` RoundSettled have been seen."""
+    seen = await collect(settings, SETTLEMENT_EVENTS, count_of("RoundSettled", rounds), timeout=60)
+    bets = [e for e in of_type(seen, "BetSettled") if isinstance(e, BetSettled)]
+    summaries = [e for e in of_type(seen, "RoundSettled") if isinstance(e, RoundSettled)]
+    return bets, summaries
+
+
+async def eventually(
+    condition: Callable[[], Awaitable[bool]], timeout: float = 30, what: str = "condition"
+) -> None:
+    try:
+        async with asyncio.timeout(timeout):
+            while not await condition():
+                await asyncio.sleep(0.05)
+    except TimeoutError:
+        raise AssertionError(f"timed out waiting for {what}") from None
+
+
+async def connect(settings: SettlementSettings) -> asyncpg.Connection:
+    return await asyncio.wait_for(
+        asyncpg.connect(settings.postgres_dsn(settings.settlement_database)), timeout=10
+    )

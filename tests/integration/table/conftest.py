@@ -1,0 +1,30 @@
+"""Fixtures of the table service's integration tests."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from table_service.config import TableSettings
+from teenpatti.events.catalog import ALL_TOPICS
+from teenpatti.eventsourcing import TopicConfigurationError, ensure_topics
+from teenpatti.settings import InfrastructureSettings
+
+
+@pytest.fixture
+async def table_settings(settings: InfrastructureSettings, database_name: str) -> TableSettings:
+    """The service's settings on this test's database and topics. The topics are created
+    first, waiting until the broker describes them fully: right after creation a busy broker
+    may describe a topic with no partitions yet, which the runtime's check refuses."""
+    topics = [settings.topic(name) for name in ALL_TOPICS]
+    async with asyncio.timeout(30):
+        while True:
+            try:
+                await ensure_topics(
+                    settings.kafka_servers, topics, partitions=settings.kafka_partitions
+                )
+                break
+            except TopicConfigurationError:
+                await asyncio.sleep(0.2)
+    return TableSettings(**settings.model_dump(), table_database=database_name)

@@ -1,0 +1,145 @@
+"""Helpers for the table service's integration tests."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from typing import Any
+from uuid import UUID, uuid4
+
+import httpx
+import uvicorn
+from fastapi import FastAPI
+
+from teenpatti.events.catalog import SCANNER_EVENTS, CardScanned
+from teenpatti.settings import InfrastructureSettings
+from tests.integration.services import publish
+
+SUPERVISOR = {"X-Api-Key": "dev-supervisor-key"}
+DEALER = {"X-Api-Key": "dev-dealer-key"}
+BET_TYPES = ("player_a", "player_b", "tie", "pair_plus_a", "pair_plus_b", "six_card_bonus")
+
+Events = list[dict[str, Any]]
+
+
+def new_table_id() -> str:
+    return f"T{uuid4().hex[:8]}"
+
+
+def table_body(table_id: str, **override: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "table_id": table_id,
+        "name": "Test table",
+        "betting_seconds": 0.5,
+        "result_pause_seconds": 0.2,
+        "limits": {"EUR": {bet: {"min": 100, "max": 10_000} for bet in BET_TYPES}},
+    }
+    body.update(override)
+    return body
+
+
+async def open_table(client: httpx.AsyncClient, table_id: str, **override: Any) -> None:
+    response = await client.post(
+        "/tables", json=table_body(table_id, **override), headers=SUPERVISOR
+    )
+    assert response.status_code == 201, response.text
+
+
+async def events_of(client: httpx.AsyncClient, table_id: str, after: int = 0) -> Events:
+    response = await client.get(f"/tables/{table_id}/events?after={after}", headers=DEALER)
+    assert response.status_code == 200, response.text
+    events: Events = response.json()["events"]
+    return events
+
+
+async def wait_for(
+    client: httpx.AsyncClient,
+    table_id: str,
+    until: Callable[[Events], bool],
+    *,
+    timeout: float = 30.0,
+) -> Events:
+    """The table's whole stream once `until(events)` holds (polling the HTTP API)."""
+    events: Events = []
+    try:
+        async with asyncio.timeout(timeout):
+            while True:
+                events = await events_of(client, table_id)
+                if until(events):
+                    return events
+                await asyncio.sleep(0.1)
+    except TimeoutError:
+        raise AssertionError(f"timed out; stream was {types(events)}") from None
+
+
+def types(events: Events) -> list[str]:
+    return [e["event_type"] for e in events]
+
+
+def count(event_type: str, n: int = 1, **payload: Any) -> Callable[[Events], bool]:
+    def enough(events: Events) -> bool:
+        matching = [
+            e
+            for e in events
+            if e["event_type"] == event_type
+            and all(e["payload"].get(k) == v for k, v in payload.items())
+        ]
+        return len(matching) >= n
+
+    return enough
+
+
+def of_type(events: Events, event_type: str, **payload: Any) -> Events:
+    return [
+        e
+        for e in events
+        if e["event_type"] == event_type
+        and all(e["payload"].get(k) == v for k, v in payload.items())
+    ]
+
+
+async def scan(settings: InfrastructureSettings, table_id: str, card: str) -> UUID:
+    """Publish a CardScanned to scanner.events as the gateway's relay would."""
+    scan_id = uuid4()
+    await publish(
+        settings,
+        SCANNER_EVENTS,
+        CardScanned(
+            scan_id=scan_id,
+            device_id="D1",
+            table_id=table_id,
+            card=card,
+            raw=card,
+            scanned_at=datetime.now(UTC),
+        ),
+        table_id=table_id,
+        stream_id=f"scanner-test-{scan_id}",
+    )
+    return scan_id
+
+
+@asynccontextmanager
+async def serving(app: FastAPI) -> AsyncIterator[str]:
+    """The app under uvicorn on a free port (lifespan on); its `host:port`."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="on", log_level="warning")
+    )
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    try:
+        async with asyncio.timeout(60):
+            while not server.started:
+                if task.done():
+                    task.result()
+                    raise AssertionError("the server stopped while starting")
+                await asyncio.sleep(0.05)
+        yield f"127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(task, 60)
+        sock.close()

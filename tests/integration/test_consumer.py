@@ -1,0 +1,257 @@
+"""The consumer runtime against real Postgres and Kafka."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from uuid import uuid4
+
+import asyncpg
+import pytest
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+
+from teenpatti.events import EventEnvelope
+from teenpatti.eventsourcing import (
+    AsyncpgEventStore,
+    KafkaEventConsumer,
+    KafkaOutboxRelay,
+    kafka_producer,
+)
+from teenpatti.settings import InfrastructureSettings
+
+from .sample_events import counted, registry
+from .workers import EFFECTS, record_effect
+
+
+@pytest.fixture
+async def producer(infrastructure: InfrastructureSettings) -> AsyncIterator[AIOKafkaProducer]:
+    started = kafka_producer(infrastructure.kafka_servers, client_id="tests")
+    await started.start()
+    yield started
+    await started.stop()
+
+
+async def publish_events(
+    store: AsyncpgEventStore, producer: AIOKafkaProducer, topic: str, count: int
+) -> None:
+    for n in range(count):
+        await store.append(f"round-{n}", 0, [counted(n)], table_id=f"T{n % 7}")
+    assert await KafkaOutboxRelay(store, producer, topic, name="main").publish_pending() == count
+
+
+async def eventually(condition: Callable[[], Awaitable[bool]], timeout: float = 60) -> None:
+    async with asyncio.timeout(timeout):
+        while not await condition():
+            await asyncio.sleep(0.05)
+
+
+async def effects(pool: asyncpg.Pool) -> dict[str, int]:
+    rows = await pool.fetch("SELECT event_id, times FROM effects")
+    return {str(row[0]): row[1] for row in rows}
+
+
+async def committed_offsets(bootstrap: str, topic: str, group: str) -> list[int | None]:
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=group)
+    await consumer.start()
+    try:
+        partitions = consumer.partitions_for_topic(topic) or set()
+        if not partitions:
+            await consumer._client.force_metadata_update()
+            partitions = consumer.partitions_for_topic(topic) or set()
+        return [await consumer.committed(TopicPartition(topic, p)) for p in sorted(partitions)]
+    finally:
+        await consumer.stop()
+
+
+async def test_consumer_killed_after_db_commit_before_offset_commit_applies_once(
+    store: AsyncpgEventStore,
+    pool: asyncpg.Pool,
+    database: str,
+    producer: AIOKafkaProducer,
+    topic: str,
+    infrastructure: InfrastructureSettings,
+) -> None:
+    await publish_events(store, producer, topic, 300)
+    await pool.execute(EFFECTS)
+    group = f"group-{uuid4().hex[:8]}"
+    command = [
+        sys.executable,
+        "-m",
+        "tests.integration.workers",
+        "consumer",
+        database,
+        infrastructure.kafka_servers,
+        topic,
+        group,
+    ]
+
+    dying = subprocess.Popen([*command, "--die-before-offset-commit"])
+    assert await asyncio.to_thread(dying.wait, 60) == -9
+    applied_before_crash = await effects(pool)
+    assert 0 < len(applied_before_crash) < 300, "killed after its first batch, mid-stream"
+    assert set(await committed_offsets(infrastructure.kafka_servers, topic, group)) == {None}
+
+    worker = subprocess.Popen(command)
+    try:
+        await eventually(lambda: _count_is(pool, 300))
+        await eventually(lambda: _offsets_reach(infrastructure.kafka_servers, topic, group, 300))
+    finally:
+        worker.terminate()
+        assert await asyncio.to_thread(worker.wait, 30) == 0, "graceful shutdown"
+
+    applied = await effects(pool)
+    assert len(applied) == 300
+    assert set(applied.values()) == {1}, "no event applied twice"
+    assert await pool.fetchval("SELECT count(*) FROM processed_events") == 300
+
+
+async def _offsets_reach(bootstrap: str, topic: str, group: str, total: int) -> bool:
+    return sum(o or 0 for o in await committed_offsets(bootstrap, topic, group)) == total
+
+
+async def _count_is(pool: asyncpg.Pool, expected: int) -> bool:
+    return bool(await pool.fetchval("SELECT count(*) FROM effects") == expected)
+
+
+async def strict_handler(
+    connection: asyncpg.Connection,
+    envelope: EventEnvelope,
+) -> None:
+    event = registry.decode_envelope(envelope)
+    if getattr(event, "chips", 0) < 0:
+        raise ValueError("a negative chip count cannot be applied")
+    await record_effect(connection, envelope)
+
+
+async def test_poison_events_are_parked_and_the_partition_moves_on(
+    store: AsyncpgEventStore,
+    pool: asyncpg.Pool,
+    producer: AIOKafkaProducer,
+    topic: str,
+    infrastructure: InfrastructureSettings,
+) -> None:
+    await pool.execute(EFFECTS)
+    good = json.loads((await _envelope(store, counted(5))).to_json_bytes())
+    bad_records = [
+        b"not json at all",
+        json.dumps({**good, "event_id": "not-a-uuid"}).encode(),
+        json.dumps({**good, "event_id": str(uuid4()), "event_type": "ChipsStolen"}).encode(),
+        json.dumps({**good, "event_id": str(uuid4()), "schema_version": 9}).encode(),
+        json.dumps({**good, "event_id": str(uuid4()), "payload": {"chips": "many"}}).encode(),
+        json.dumps(
+            {**good, "event_id": str(uuid4()), "payload": {"chips": -1, "colour": "red"}}
+        ).encode(),
+    ]
+    for value in [*bad_records, json.dumps(good).encode()]:
+        await producer.send_and_wait(topic, value, key=b"T1")
+
+    runtime = KafkaEventConsumer(
+        pool,
+        name="poison-test",
+        topics=[topic],
+        bootstrap_servers=infrastructure.kafka_servers,
+        handler=strict_handler,
+        retry_backoff_seconds=0.01,
+    )
+    stop = asyncio.Event()
+    task = asyncio.create_task(runtime.run(stop))
+    try:
+        await eventually(lambda: _count_is(pool, 1))
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, timeout=30)
+
+    parked = await pool.fetch("SELECT error FROM parked_events ORDER BY kafka_offset")
+    errors = [row[0] for row in parked]
+    assert len(errors) == 6
+    assert errors[0].startswith("malformed event envelope: (root): Invalid JSON")
+    assert errors[1].startswith("malformed event envelope: event_id:")
+    assert errors[2] == "UnknownEventTypeError: unknown event type 'ChipsStolen'"
+    assert (
+        "ChipCounted schema version 9 is not supported (this build reads versions 1 to 2)"
+        in (errors[3])
+    )
+    assert "invalid ChipCounted v2 payload: chips: Input should be a valid integer" in errors[4]
+    assert errors[5] == "ValueError: a negative chip count cannot be applied"
+    assert (runtime.stats.handled, runtime.stats.parked) == (1, 6)
+    assert list(await effects(pool)) == [good["event_id"]]
+
+
+async def test_a_redelivered_event_is_applied_once(
+    store: AsyncpgEventStore,
+    pool: asyncpg.Pool,
+    producer: AIOKafkaProducer,
+    topic: str,
+    infrastructure: InfrastructureSettings,
+) -> None:
+    await pool.execute(EFFECTS)
+    envelope = await _envelope(store, counted(3))
+    for _ in range(3):
+        await producer.send_and_wait(topic, envelope.to_json_bytes(), key=b"T1")
+    runtime = KafkaEventConsumer(
+        pool,
+        name="dedup",
+        topics=[topic],
+        bootstrap_servers=infrastructure.kafka_servers,
+        handler=strict_handler,
+    )
+    stop = asyncio.Event()
+    task = asyncio.create_task(runtime.run(stop))
+    try:
+        await eventually(lambda: _seen(runtime, 3))
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, timeout=30)
+
+    assert (runtime.stats.handled, runtime.stats.duplicates) == (1, 2)
+    assert await effects(pool) == {str(envelope.event_id): 1}
+
+
+async def _seen(runtime: KafkaEventConsumer, count: int) -> bool:
+    return runtime.stats.handled + runtime.stats.duplicates + runtime.stats.parked >= count
+
+
+async def test_an_older_schema_version_is_upcast(
+    store: AsyncpgEventStore,
+    pool: asyncpg.Pool,
+    producer: AIOKafkaProducer,
+    topic: str,
+    infrastructure: InfrastructureSettings,
+) -> None:
+    await pool.execute("CREATE TABLE colours (colour text NOT NULL)")
+    current = json.loads((await _envelope(store, counted(3))).to_json_bytes())
+    v1 = {**current, "schema_version": 1, "payload": {"chips": 3}}
+    await producer.send_and_wait(topic, json.dumps(v1).encode(), key=b"T1")
+
+    async def remember_colour(
+        connection: asyncpg.Connection,
+        envelope: EventEnvelope,
+    ) -> None:
+        event = registry.decode_envelope(envelope)
+        await connection.execute("INSERT INTO colours VALUES ($1)", event.colour)  # type: ignore[attr-defined]
+
+    runtime = KafkaEventConsumer(
+        pool,
+        name="upcast",
+        topics=[topic],
+        bootstrap_servers=infrastructure.kafka_servers,
+        handler=remember_colour,
+    )
+    stop = asyncio.Event()
+    task = asyncio.create_task(runtime.run(stop))
+    try:
+        await eventually(lambda: _seen(runtime, 1))
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, timeout=30)
+
+    assert await pool.fetchval("SELECT colour FROM colours") == "unknown"
+
+
+async def _envelope(store: AsyncpgEventStore, event: object) -> EventEnvelope:
+    result = await store.append(f"round-{uuid4().hex[:6]}", 0, [event], table_id="T1")  # type: ignore[list-item]
+    (stored,) = [e for e in await store.read_all(limit=1000) if e.event_id == result.event_ids[0]]
+    return stored.envelope()

@@ -1,0 +1,157 @@
+"""The Postgres event store against a real Postgres."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from uuid import uuid4
+
+import asyncpg
+import pytest
+
+from teenpatti.eventsourcing import AsyncpgEventStore, ConcurrencyError, GlobalPosition
+
+from .sample_events import counted, registry
+
+
+async def test_append_and_read_a_stream(store: AsyncpgEventStore) -> None:
+    correlation = uuid4()
+    first = await store.append(
+        "round-1", 0, [counted(1), counted(2)], table_id="T1", correlation_id=correlation
+    )
+    second = await store.append("round-1", 2, [counted(3)], table_id="T1")
+
+    assert (first.stream_version, second.stream_version) == (2, 3)
+    events = await store.read_stream("round-1")
+    assert [(e.stream_version, e.payload["chips"]) for e in events] == [(1, 1), (2, 2), (3, 3)]
+    assert [e.event_id for e in events] == [*first.event_ids, *second.event_ids]
+    assert {e.correlation_id for e in events[:2]} == {correlation}
+    assert all(e.table_id == "T1" and e.producer == "tests" for e in events)
+    assert all(e.occurred_at.tzinfo is not None for e in events)
+    assert registry.decode_envelope(events[0].envelope()) == counted(1)
+    assert [e.payload["chips"] for e in await store.read_stream("round-1", after_version=2)] == [3]
+    assert await store.stream_version("round-1") == 3
+    assert await store.stream_version("round-unknown") == 0
+
+
+@pytest.mark.parametrize("existing_events", [0, 2])
+async def test_two_writers_one_wins(store: AsyncpgEventStore, existing_events: int) -> None:
+    if existing_events:
+        await store.append("round-1", 0, [counted(0)] * existing_events, table_id="T1")
+
+    results = await asyncio.gather(
+        store.append("round-1", existing_events, [counted(100)], table_id="T1"),
+        store.append("round-1", existing_events, [counted(200), counted(201)], table_id="T1"),
+        return_exceptions=True,
+    )
+
+    conflicts = [r for r in results if isinstance(r, ConcurrencyError)]
+    assert len(conflicts) == 1, results
+    assert f"not the expected {existing_events}" in str(conflicts[0])
+    winner = next(r for r in results if not isinstance(r, BaseException))
+    events = await store.read_stream("round-1")
+    assert len(events) == winner.stream_version
+    assert [e.event_id for e in events[existing_events:]] == list(winner.event_ids)
+
+
+async def test_a_stale_expected_version_is_refused_and_nothing_is_written(
+    store: AsyncpgEventStore,
+) -> None:
+    await store.append("round-1", 0, [counted(1), counted(2)], table_id="T1")
+
+    with pytest.raises(ConcurrencyError, match="'round-1' is at version 2, not the expected 1"):
+        await store.append("round-1", 1, [counted(3)], table_id="T1")
+    with pytest.raises(ConcurrencyError, match="at version 2, not the expected 0"):
+        await store.append("round-1", 0, [counted(3)], table_id="T1")
+
+    assert len(await store.read_stream("round-1")) == 2
+    assert len(await store.read_all()) == 2
+
+
+async def test_append_joins_the_callers_transaction(
+    store: AsyncpgEventStore,
+    pool: asyncpg.Pool,
+) -> None:
+    async with pool.acquire() as connection:
+        with pytest.raises(RuntimeError, match="rolled back"):
+            async with connection.transaction():
+                await store.append("round-1", 0, [counted(1)], table_id="T1", connection=connection)
+                raise RuntimeError("rolled back")
+
+    assert await store.read_stream("round-1") == []
+    assert await store.stream_version("round-1") == 0
+
+
+async def test_read_all_pages_through_everything_in_commit_order(
+    store: AsyncpgEventStore,
+) -> None:
+    for n in range(5):
+        await store.append(f"round-{n}", 0, [counted(n * 10 + i) for i in range(3)], table_id="T1")
+
+    seen: list[int] = []
+    position = GlobalPosition()
+    while page := await store.read_all(position, limit=4):
+        seen.extend(int(e.payload["chips"]) for e in page)
+        position = page[-1].global_position
+
+    assert seen == [n * 10 + i for n in range(5) for i in range(3)]
+
+
+async def test_a_late_commit_with_a_lower_position_is_not_skipped(
+    store: AsyncpgEventStore,
+    pool: asyncpg.Pool,
+) -> None:
+    """T1 takes position 1 but commits after T2 (position 2) has committed and been read."""
+    async with pool.acquire() as slow:
+        slow_tx = slow.transaction()
+        await slow_tx.start()
+        late = await store.append("round-slow", 0, [counted(1)], table_id="T1", connection=slow)
+        early = await store.append("round-fast", 0, [counted(2)], table_id="T1")
+        assert late.positions[0] < early.positions[0]
+
+        # A reader going by position alone would now see position 2 and move past 1.
+        visible = await pool.fetch("SELECT position FROM events ORDER BY position")
+        assert [row[0] for row in visible] == [early.positions[0]]
+        # The store's reader waits for the open transaction instead.
+        assert await store.read_all() == []
+
+        await slow_tx.commit()
+
+    events = await store.read_all()
+    assert [e.stream_id for e in events] == ["round-slow", "round-fast"]
+
+
+async def test_occurred_at_is_stored_in_utc(store: AsyncpgEventStore) -> None:
+    moment = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+    await store.append("round-1", 0, [counted(1)], table_id="T1", occurred_at=moment)
+
+    (event,) = await store.read_stream("round-1")
+    assert event.occurred_at == moment
+    assert event.envelope().occurred_at.utcoffset() is not None
+
+
+async def test_migrate_is_safe_to_run_concurrently_and_twice(
+    pool: asyncpg.Pool,
+) -> None:
+    stores = [AsyncpgEventStore(pool, producer=f"instance-{n}") for n in range(3)]
+    await asyncio.gather(*(s.migrate() for s in stores))
+    await stores[0].migrate()
+
+    await stores[1].append("round-1", 0, [counted(1)], table_id="T1")
+    assert len(await stores[2].read_all()) == 1
+
+
+@pytest.mark.parametrize(
+    ("stream_version", "message"),
+    [(-1, "expected_version must be >= 0"), (0, None)],
+)
+async def test_bad_append_arguments_are_refused(
+    store: AsyncpgEventStore, stream_version: int, message: str | None
+) -> None:
+    if message is None:
+        with pytest.raises(ValueError, match="nothing to append"):
+            await store.append("round-1", stream_version, [], table_id="T1")
+    else:
+        with pytest.raises(ValueError, match=message):
+            await store.append("round-1", stream_version, [counted(1)], table_id="T1")
+    assert await store.read_all() == []

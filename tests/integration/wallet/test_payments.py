@@ -1,0 +1,177 @@
+"""BetSettled to BetPaid: paid once per bet, the history shows the round, money is conserved."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from teenpatti.events.catalog import (
+    SETTLEMENT_EVENTS,
+    TABLE_EVENTS,
+    WALLET_EVENTS,
+    BetPaid,
+    BetSettled,
+    RoundClosed,
+)
+from tests.integration.services import collect, count_of, of_type
+from wallet_service.config import WalletSettings
+
+from .helpers import (
+    OPERATOR_1,
+    OPERATOR_2,
+    balances,
+    close_betting,
+    database,
+    deposit,
+    eventually,
+    open_round,
+    place,
+    send,
+    wait_for_round,
+    wallet,
+)
+
+CARDS = ["AS", "2D", "AH", "3C", "KD", "9S"]
+
+
+def settled(bet: dict[str, Any], operator_id: str, outcome: str, returned: int) -> BetSettled:
+    return BetSettled(
+        bet_id=UUID(bet["bet_id"]),
+        round_id=bet["round_id"],
+        table_id=bet["table_id"],
+        operator_id=operator_id,
+        player_id=bet["player_id"],
+        bet_type=bet["bet_type"],
+        stake=bet["stake"],
+        currency=bet["currency"],
+        outcome=outcome,  # type: ignore[arg-type]
+        returned=returned,
+        fraction_kept="0",
+        odds=None,
+    )
+
+
+async def test_a_full_round_pays_once_and_conserves_money(
+    wallet_settings: WalletSettings,
+) -> None:
+    async with wallet(wallet_settings) as client:
+        await open_round(wallet_settings, client, "T1-000001")
+        await deposit(client, "p1", 5_000)
+        await deposit(client, "p1", 3_000, headers=OPERATOR_2)
+        first = await place(client, "p1", "T1-000001", [("player_a", 1_000), ("tie", 200)])
+        second = await place(client, "p1", "T1-000001", [("player_b", 500)], headers=OPERATOR_2)
+        assert first.status_code == second.status_code == 201
+        bets_1 = {b["bet_type"]: b["bet_id"] for b in first.json()["bets"]}
+        (bet_2,) = second.json()["bets"]
+
+        await close_betting(wallet_settings, "T1-000001")
+        await wait_for_round(client, "T1-000001", "sealed")
+        await send(
+            wallet_settings,
+            TABLE_EVENTS,
+            RoundClosed(
+                round_id="T1-000001",
+                table_id="T1",
+                cards=CARDS,
+                player_a_hand="pair",
+                player_b_hand="high_card",
+                winner="player_a",
+                six_card_bonus_hand=None,
+            ),
+            table_id="T1",
+        )
+        await wait_for_round(client, "T1-000001", "closed")
+        history = (await client.get("/players/p1/bets", headers=OPERATOR_1)).json()["items"]
+        assert {b["round"]["winner"] for b in history} == {"player_a"}
+        assert history[0]["round"]["cards"] == CARDS
+        assert {b["status"] for b in history} == {"placed"}
+
+        view_1 = {b["bet_type"]: b for b in history}
+        view_2 = (await client.get(f"/bets/{bet_2['bet_id']}", headers=OPERATOR_2)).json()
+        won = settled(view_1["player_a"], "operator-1", "won", 1_950)
+        # the same settlement twice, as two events: paid once
+        for event in (
+            won,
+            settled(view_1["tie"], "operator-1", "lost", 0),
+            won,
+            settled(view_2, "operator-2", "lost", 0),
+        ):
+            await send(wallet_settings, SETTLEMENT_EVENTS, event, table_id="T1")
+
+        async def all_paid() -> bool:
+            bet = await client.get(f"/bets/{bet_2['bet_id']}", headers=OPERATOR_2)
+            return bool(bet.json()["status"] == "paid")
+
+        # the last event is behind the duplicate on the same partition
+        await eventually(all_paid, what="the last bet to be paid")
+        assert await balances(client, "p1") == {"INR": 5_000 - 1_200 + 1_950}
+        assert await balances(client, "p1", OPERATOR_2) == {"INR": 3_000 - 500}
+
+        events = await collect(wallet_settings, WALLET_EVENTS, count_of("BetPaid", 3))
+        paid = [e for e in of_type(events, "BetPaid") if isinstance(e, BetPaid)]
+        assert sorted((str(e.bet_id), e.outcome, e.amount) for e in paid) == sorted(
+            [
+                (bets_1["player_a"], "won", 1_950),
+                (bets_1["tie"], "lost", 0),
+                (bet_2["bet_id"], "lost", 0),
+            ]
+        )
+        assert {e.balance_after for e in paid if str(e.bet_id) == bets_1["player_a"]} == {5_750}
+
+        history = (await client.get("/players/p1/bets", headers=OPERATOR_1)).json()["items"]
+        assert {(b["bet_type"], b["status"], b["outcome"], b["returned"]) for b in history} == {
+            ("player_a", "paid", "won", 1_950),
+            ("tie", "paid", "lost", 0),
+        }
+
+        withdrawn = await client.post(
+            "/players/p1/withdrawals",
+            json={"transfer_id": "w1", "currency": "INR", "amount": 750},
+            headers=OPERATOR_1,
+        )
+        assert withdrawn.json()["balance"] == 5_000
+
+        async with database(wallet_settings) as connection:
+            accounts = await connection.fetchval("SELECT sum(balance) FROM wallet_accounts")
+            house = await connection.fetchval(
+                "SELECT sum(amount) FROM wallet_ledger WHERE account = 'house'"
+            )
+            net_transfers = await connection.fetchval(
+                "SELECT sum(CASE kind WHEN 'deposit' THEN amount ELSE -amount END)"
+                " FROM wallet_transfers"
+            )
+            mismatched = await connection.fetch(
+                "SELECT a.operator_id, a.player_id, a.balance, sum(l.amount) AS ledger"
+                " FROM wallet_accounts a JOIN wallet_ledger l ON l.account = 'player'"
+                " AND l.operator_id = a.operator_id AND l.player_id = a.player_id"
+                " AND l.currency = a.currency"
+                " GROUP BY a.operator_id, a.player_id, a.currency, a.balance"
+                " HAVING sum(l.amount) <> a.balance"
+            )
+        assert net_transfers == 5_000 + 3_000 - 750
+        assert house == 1_200 + 500 - 1_950
+        assert accounts + house == net_transfers
+        assert mismatched == []
+
+
+async def test_a_settlement_for_an_unknown_bet_is_parked_not_paid(
+    wallet_settings: WalletSettings,
+) -> None:
+    async with wallet(wallet_settings) as client:
+        await open_round(wallet_settings, client, "T1-000001")
+        await deposit(client, "p1", 5_000)
+        placed = (await place(client, "p1", "T1-000001", [("player_a", 1_000)])).json()
+        bet = {**placed["bets"][0], "round_id": "T1-000001", "table_id": "T1", "player_id": "p1"}
+        bet["currency"] = "INR"
+        # a settlement that does not match the bet (another stake) is refused and parked
+        forged = settled({**bet, "stake": 5_000}, "operator-1", "won", 9_000)
+        await send(wallet_settings, SETTLEMENT_EVENTS, forged, table_id="T1")
+
+        async def parked() -> bool:
+            async with database(wallet_settings) as connection:
+                return bool(await connection.fetchval("SELECT count(*) FROM parked_events"))
+
+        await eventually(parked, what="the forged settlement to be parked", timeout=60)
+        assert await balances(client, "p1") == {"INR": 4_000}
+        status = (await client.get(f"/bets/{bet['bet_id']}", headers=OPERATOR_1)).json()
+        assert status["status"] == "placed"
