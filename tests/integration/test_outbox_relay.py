@@ -109,6 +109,36 @@ async def test_only_one_relay_of_a_store_publishes_at_a_time(
     assert len(again) == 50, "each event was published once"
 
 
+async def test_a_stopping_relay_first_publishes_what_is_committed(
+    store: AsyncpgEventStore,
+    pool: asyncpg.Pool,
+    producer: AIOKafkaProducer,
+    topic: str,
+    infrastructure: InfrastructureSettings,
+) -> None:
+    stop = asyncio.Event()
+    relay = KafkaOutboxRelay(store, producer, topic, name="main")
+    task = asyncio.create_task(relay.run(stop))
+    async with asyncio.timeout(30):
+        while not relay.leading:
+            await asyncio.sleep(0.01)
+    async with pool.acquire() as slow:
+        # the open transaction holds the read barrier: nothing after it is visible yet
+        slow_tx = slow.transaction()
+        await slow_tx.start()
+        await store.append("round-slow", 0, [counted(1)], table_id="T1", connection=slow)
+        await store.append("round-fast", 0, [counted(2)], table_id="T2")
+        stop.set()
+        await asyncio.sleep(0.3)
+        assert not task.done(), "the relay waits for the committed event behind the barrier"
+        await slow_tx.commit()
+    await asyncio.wait_for(task, timeout=30)
+
+    assert await relay.publish_pending() == 0, "nothing was left for the next relay"
+    received = await read_topic(infrastructure.kafka_servers, topic, expected=2)
+    assert sorted(r.envelope["stream_id"] for r in received) == ["round-fast", "round-slow"]
+
+
 async def test_relay_killed_mid_stream_resumes_and_loses_nothing(
     store: AsyncpgEventStore,
     pool: asyncpg.Pool,

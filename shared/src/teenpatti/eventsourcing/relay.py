@@ -4,7 +4,8 @@ Events are sent keyed by table id with the idempotent producer and `acks=all`; t
 stores how far it got only after Kafka acknowledged, so a crash at any point republishes
 from the last checkpoint (consumers absorb the duplicates) and never loses an event.
 One relay per store is active at a time (a Postgres advisory lock); other instances wait
-as hot standbys and take over when the holder's session ends.
+as hot standbys and take over when the holder's session ends. A graceful stop first
+publishes everything committed, so nothing waits for the next instance to start.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ class KafkaOutboxRelay:
         name: str,
         batch_size: int = 2000,
         idle_poll_seconds: float = 0.5,
+        drain_seconds: float = 5.0,
     ) -> None:
         self._store = store
         self._producer = producer
@@ -58,6 +60,7 @@ class KafkaOutboxRelay:
         self._name = name
         self._batch_size = batch_size
         self._idle_poll_seconds = idle_poll_seconds
+        self._drain_seconds = drain_seconds
         self._wake = asyncio.Event()
         # while leading: the listener connection (reads and checkpoints go through it, no
         # pool round trips) and the checkpoint, which only the leader writes
@@ -66,6 +69,11 @@ class KafkaOutboxRelay:
     @property
     def name(self) -> str:
         return self._name
+
+    @property
+    def leading(self) -> bool:
+        """Whether this relay holds its store's leader lock and publishes."""
+        return self._leader is not None
 
     async def checkpoint(self) -> GlobalPosition:
         row = await self._store.pool.fetchrow(
@@ -132,10 +140,27 @@ class KafkaOutboxRelay:
                     else:
                         backoff, waited = None, 0.0
                     await _wait_any(self._wake, stop, seconds=backoff or self._idle_poll_seconds)
+                await self._drain()
             finally:
                 self._leader = None
                 await listener.remove_listener(NOTIFY_CHANNEL, self._on_notify)
                 await listener.execute("SELECT pg_advisory_unlock($1)", self._lock_key)
+
+    async def _drain(self) -> None:
+        """Publish every committed event before stopping. An event committed but still behind
+        the read barrier (an older transaction elsewhere is open) is waited for, up to
+        `drain_seconds`; past that the next leader publishes it."""
+        deadline = asyncio.get_running_loop().time() + self._drain_seconds
+        while True:
+            await self.publish_pending()
+            assert self._leader is not None
+            connection, position = self._leader
+            if not await self._store.has_events_after(position, connection=connection):
+                return
+            if asyncio.get_running_loop().time() >= deadline:
+                log.warning("relay %s: stopping with events still behind the barrier", self._name)
+                return
+            await asyncio.sleep(0.01)
 
     @property
     def _lock_key(self) -> int:

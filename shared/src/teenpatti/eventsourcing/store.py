@@ -422,3 +422,16 @@ class AsyncpgEventStore:
             record_class=StoredEvent,
         )
         return rows  # type: ignore[no-any-return]
+
+    async def has_events_after(
+        self, after: GlobalPosition, *, connection: asyncpg.Connection | None = None
+    ) -> bool:
+        """Whether any committed event lies after `after`, read barrier or not."""
+        executor = connection if connection is not None else self._pool
+        return bool(
+            await executor.fetchval(
+                "SELECT EXISTS (SELECT 1 FROM events WHERE (transaction_id, position) > ($1, $2))",
+                after.transaction_id,
+                after.position,
+            )
+        )
