@@ -6,7 +6,7 @@ export TP_HOME TP_PG_PORT TP_PG_USER TP_PG_PASSWORD TP_KAFKA_PORT TP_KAFKA_CONTR
 UV := $(shell command -v uv 2>/dev/null || echo "$(HOME)/.local/bin/uv")
 STACK := deploy/local/stack.sh
 
-.PHONY: help install up down status logs run test test-unit lint format bench bench-store bench-engine
+.PHONY: help install up down status logs run test test-unit lint format chaos bench bench-store bench-engine
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/' | expand -t 16
@@ -44,6 +44,9 @@ lint: install ## ruff and mypy
 format: install ## format the code
 	@$(UV) run ruff format .
 	@$(UV) run ruff check --fix .
+
+chaos: install up ## seeded SIGKILLs of services, Kafka, Postgres, Redis under load; then every invariant (ARGS="--seed 7")
+	@$(UV) run python -m teenpatti.chaos $(ARGS)
 
 bench: install up ## end-to-end benchmarks: intake, settlement, scan to result, rebuild, tables
 	@$(UV) run python benchmarks/bench_all.py $(ARGS)

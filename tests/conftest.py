@@ -139,7 +139,7 @@ async def topic(infrastructure: InfrastructureSettings) -> AsyncIterator[str]:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Everything under tests/integration and tests/e2e needs the servers."""
+    """Everything under tests/integration, e2e, fuzz and chaos needs the servers."""
     for item in items:
-        if {"integration", "e2e"} & set(item.path.parts):
+        if {"integration", "e2e", "fuzz", "chaos"} & set(item.path.parts):
             item.add_marker(pytest.mark.integration)

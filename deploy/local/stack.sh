@@ -258,7 +258,8 @@ stop_pidfile() { # name pidfile
 
 kill_component() {
     case "$1" in
-        postgres) local pid; pid="$(postgres_pid)"; [[ -n "$pid" ]] && kill -KILL "$pid" ;;
+        # the whole server, as a crash takes it: the postmaster and every backend
+        postgres) local pid; pid="$(postgres_pid)"; [[ -n "$pid" ]] && kill -KILL "$pid" $(pgrep -P "$pid") ;;
         redis | kafka) pid_alive "$RUN/$1.pid" && kill -KILL "$(cat "$RUN/$1.pid")" ;;
         *) fail "unknown component '$1' (one of: $ALL)" ;;
     esac

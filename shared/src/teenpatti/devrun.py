@@ -16,14 +16,22 @@ import argparse
 import asyncio
 import contextlib
 import os
+import random
 import signal
+import socket
 import sys
 import time
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from uuid import uuid4
 
+import asyncpg
+from aiokafka.admin import AIOKafkaAdminClient
+
+from teenpatti.databases import drop_database
 from teenpatti.settings import InfrastructureSettings
 from teenpatti.simulator import Endpoints, Studio, money
 
@@ -149,6 +157,97 @@ class ServiceProcesses:
 
     async def __aexit__(self, *_: object) -> None:
         await self.stop()
+
+
+DATABASES = ("table", "scanner", "wallet", "settlement")
+
+
+def free_base_port(instances: int = 1) -> int:
+    """A base port whose service ports are all free, below the kernel's ephemeral range
+    (32768-60999), where no outgoing connection can take one before the services start."""
+    while True:
+        base = random.randrange(20_000, 32_000 - 10 * instances)
+        if all(_port_free(s.port) for s in services(base, instances)):
+            return base
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+@dataclass(frozen=True)
+class IsolatedSystem:
+    processes: ServiceProcesses
+    settings: InfrastructureSettings  # with the system's own topic prefix
+    databases: Mapping[str, str]  # "table", "scanner", "wallet", "settlement" -> database
+
+
+@asynccontextmanager
+async def isolated_system(
+    infrastructure: InfrastructureSettings,
+    *,
+    label: str,
+    base_port: int,
+    instances: int = 1,
+    extra_env: Mapping[str, str] | None = None,
+    keep: Callable[[], bool] = lambda: False,
+) -> AsyncIterator[IsolatedSystem]:
+    """`instances` of each service as processes, on databases and Kafka topics of their own
+    (named `<label>_<service>_<suffix>` and `<label><suffix>.`), removed afterwards unless
+    `keep()` says otherwise (to audit a failed run)."""
+    suffix = uuid4().hex[:8]
+    names = {db: f"{label}_{db}_{suffix}" for db in DATABASES}
+    prefix = f"{label}{suffix}."
+    admin = await asyncpg.connect(infrastructure.postgres_dsn("postgres"))
+    try:
+        for name in names.values():
+            await admin.execute(f"CREATE DATABASE {name}")
+    finally:
+        await admin.close()
+    env = {
+        "TP_PG_HOST": infrastructure.pg_host,
+        "TP_PG_PORT": str(infrastructure.pg_port),
+        "TP_KAFKA_BOOTSTRAP": infrastructure.kafka_servers,
+        "TP_REDIS_HOST": infrastructure.redis_host,
+        "TP_REDIS_PORT": str(infrastructure.redis_port),
+        "TP_TOPIC_PREFIX": prefix,
+        **{f"TP_{db.upper()}_DATABASE": name for db, name in names.items()},
+        **(extra_env or {}),
+    }
+    log_dir = Path(os.environ.get("TP_HOME", ".local")) / "logs" / f"{label}-{suffix}"
+    async with ServiceProcesses(
+        services(base_port, instances), env=env, log_dir=log_dir
+    ) as processes:
+        yield IsolatedSystem(
+            processes, infrastructure.model_copy(update={"topic_prefix": prefix}), names
+        )
+    if keep():
+        return
+    # a new connection: the system's run may have restarted Postgres since the first one
+    admin = await asyncpg.connect(infrastructure.postgres_dsn("postgres"))
+    try:
+        for name in names.values():
+            await drop_database(admin, name)
+    finally:
+        await admin.close()
+    await delete_topics(infrastructure.kafka_servers, prefix)
+
+
+async def delete_topics(bootstrap_servers: str, prefix: str) -> None:
+    """Delete every topic whose name starts with `prefix`."""
+    kafka = AIOKafkaAdminClient(bootstrap_servers=bootstrap_servers)
+    await kafka.start()
+    try:
+        doomed = [t for t in await kafka.list_topics() if t.startswith(prefix)]
+        if doomed:
+            await kafka.delete_topics(doomed)
+    finally:
+        await kafka.close()
 
 
 async def simulate(args: argparse.Namespace, stop: asyncio.Event) -> int:

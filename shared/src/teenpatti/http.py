@@ -20,6 +20,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from teenpatti.transient import SERVER_UNAVAILABLE
+
 log = logging.getLogger(__name__)
 
 PROBLEM_JSON = "application/problem+json"
@@ -144,6 +146,21 @@ def install_problem_handlers(app: FastAPI) -> None:
             "the request holds text that cannot be stored (e.g. a NUL character)",
             request.url.path,
         )
+
+    async def _unavailable(request: Request, error: Exception) -> JSONResponse:
+        log.warning("%s: a server is unavailable: %r", request.url.path, error)
+        response = problem_response(
+            503,
+            "service_unavailable",
+            "a server this service depends on is unavailable for the moment; retry (a slip"
+            " with the same Idempotency-Key): a request is never applied twice",
+            request.url.path,
+        )
+        response.headers["Retry-After"] = "1"
+        return response
+
+    for unavailable in SERVER_UNAVAILABLE:
+        app.add_exception_handler(unavailable, _unavailable)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, error: Exception) -> JSONResponse:

@@ -6,6 +6,11 @@ then misreading a card, which the gateway answers with "rescan", or reading one 
 which it absorbs). Players of two operators deposit money and bet on the open rounds
 through the operator API. Each finished round is printed: cards, hands, winner, bets,
 stake and returns. At the end, `Ledger.check()` verifies that no money appeared or vanished.
+
+The studio rides out faults the way its people would: a request that finds no service (or a
+5xx) is sent again, to any instance, with the same idempotency key, for up to `patience`
+seconds; a dealer whose read is pending asks for its verdict instead of reading the card
+again, and the supervisor resumes a round the table paused for a card read twice.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import asyncio
 import contextlib
 import random
 import uuid
+from collections import Counter
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,24 +43,25 @@ class Endpoints:
         self._urls = {kind: list(found) for kind, found in urls.items()}
         self._pick = random.Random()
 
-    def _one(self, kind: str) -> str:
+    def any(self, kind: str) -> str:
+        """One instance of the service `kind` ("table", "scanner-gateway", "wallet"...)."""
         return self._pick.choice(self._urls[kind])
 
     @property
     def table(self) -> str:
-        return self._one("table")
+        return self.any("table")
 
     @property
     def scanner(self) -> str:
-        return self._one("scanner-gateway")
+        return self.any("scanner-gateway")
 
     @property
     def wallet(self) -> str:
-        return self._one("wallet")
+        return self.any("wallet")
 
     @property
     def settlement(self) -> str:
-        return self._one("settlement")
+        return self.any("settlement")
 
     def forget(self, url: str) -> None:
         """Stop sending to an instance (it was stopped or killed)."""
@@ -86,7 +93,13 @@ class Ledger:
     cancelled: int = 0
     misreads: int = 0
     duplicate_reads: int = 0
-    slips_by_round: dict[str, list[str]] = field(default_factory=dict)
+    retries: int = 0  # requests sent again after no answer or a 5xx
+    refusals: Counter[str] = field(default_factory=Counter)  # refused slips by the wallet's code
+    # slips that got no answer within `patience` (headers, body), to ask again at the end
+    unanswered: list[tuple[dict[str, str], dict[str, Any]]] = field(default_factory=list)
+    resumed: int = 0  # rounds the supervisor resumed after the table paused them
+    # bet id -> (player, stake) of every bet the wallet accepted (answered 201)
+    accepted: dict[str, tuple[str, int]] = field(default_factory=dict)
 
     def check(self, balances: int, returns_paid: int, stakes_placed: int) -> list[str]:
         """Violations of money conservation (empty when every unit is accounted for)."""
@@ -120,6 +133,7 @@ class Studio:
         betting_seconds: float,
         seed: int | None = None,
         print_line: Callable[[str], None] = print,
+        patience: float = 30.0,
     ) -> None:
         self.endpoints = endpoints
         self.table_ids = [f"T{n:02d}" for n in range(1, tables + 1)]
@@ -132,19 +146,56 @@ class Studio:
         self.random = random.Random(seed)
         self.ledger = Ledger()
         self.print = print_line
+        self.patience = patience
         self.http = httpx.AsyncClient(timeout=10)
         self.devices: dict[str, tuple[str, str]] = {}  # table -> (device id, credential)
+        self.dealt: dict[str, list[str]] = {}  # round -> its cards, as the table's events say
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def close(self) -> None:
         await self.http.aclose()
 
+    async def call(
+        self,
+        method: str,
+        kind: str,
+        path: str,
+        *,
+        headers: Mapping[str, str],
+        json: Any = None,
+        params: Mapping[str, str | int] | None = None,
+    ) -> httpx.Response:
+        """`method path` on any instance of `kind`. No answer or a 5xx: the same request
+        again (every call here is safe to repeat), on any instance, for up to `patience`
+        seconds; then the last failure is raised."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.patience
+        delay = 0.1
+        while True:
+            url = self.endpoints.any(kind) + path
+            try:
+                response = await self.http.request(
+                    method, url, headers=headers, json=json, params=params
+                )
+                if response.status_code < 500:
+                    return response
+                failure = f"{method} {url} answered {response.status_code}: {response.text[:300]}"
+            except httpx.TransportError as error:
+                failure = f"{method} {url}: {type(error).__name__} {error}".strip()
+            if loop.time() >= deadline:
+                raise RuntimeError(f"{failure} (for {self.patience:g} s)")
+            self.ledger.retries += 1
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 1.0)
+
     # ------------------------------------------------------------------ setup
     async def open_tables(self) -> None:
         limits = {CURRENCY: {bet: {"min": 1_000, "max": 1_000_000} for bet in BET_TYPES}}
         for table_id in self.table_ids:
-            response = await self.http.post(
-                f"{self.endpoints.table}/tables",
+            response = await self.call(
+                "POST",
+                "table",
+                "/tables",
                 headers={"X-Api-Key": SUPERVISOR_KEY},
                 json={
                     "table_id": table_id,
@@ -155,8 +206,10 @@ class Studio:
                 },
             )
             _expect(response, 200, 201)
-            device = await self.http.post(
-                f"{self.endpoints.scanner}/devices",
+            device = await self.call(
+                "POST",
+                "scanner-gateway",
+                "/devices",
                 headers={"X-Api-Key": SUPERVISOR_KEY},
                 json={"device_id": f"scanner-{table_id}", "table_id": table_id},
             )
@@ -166,8 +219,10 @@ class Studio:
 
     async def fund_players(self) -> None:
         for player in self.players:
-            response = await self.http.post(
-                f"{self.endpoints.wallet}/players/{player.player_id}/deposits",
+            response = await self.call(
+                "POST",
+                "wallet",
+                f"/players/{player.player_id}/deposits",
                 headers={"X-Api-Key": player.key},
                 json={
                     "transfer_id": f"sim-{uuid.uuid4()}",
@@ -191,6 +246,7 @@ class Studio:
                 kind, payload = item["event_type"], item["payload"]
                 if kind == "RoundOpened":
                     current, dealt = ("betting", payload["round_id"]), []
+                    self.dealt[payload["round_id"]] = dealt
                 elif kind == "BettingClosed" and current:
                     current = ("dealing", current[1])
                 elif kind == "CardDealt":
@@ -200,26 +256,46 @@ class Studio:
         if current and current[0] == "betting":
             self._spawn(self.place_bets(current[1]))
         elif current:
-            self._spawn(self.deal(table_id, current[1], stop, already_dealt=dealt))
+            self._spawn(self.deal(table_id, current[1], stop))
 
         while not stop.is_set():
             for item in await self.table_events(table_id, position):
                 position = int(item["position"])
                 kind, payload = item["event_type"], item["payload"]
                 if kind == "RoundOpened":
+                    self.dealt[payload["round_id"]] = []
                     self._spawn(self.place_bets(payload["round_id"]))
                 elif kind == "BettingClosed":
                     self._spawn(self.deal(table_id, payload["round_id"], stop))
+                elif kind == "CardDealt":
+                    self.dealt.setdefault(payload["round_id"], []).append(payload["card"])
+                elif kind == "RoundPaused" and payload["actor"] == "system":
+                    # the table paused the round (a card read twice): the supervisor looks
+                    # at the table and carries on
+                    self._spawn(self.resume(table_id, payload["reason"]))
                 elif kind == "RoundClosed":
+                    self.dealt.pop(payload["round_id"], None)
                     await self.report_round(payload)
                 elif kind == "RoundCancelled":
+                    self.dealt.pop(payload["round_id"], None)
                     self.ledger.cancelled += 1
                     self.print(f"{table_id} {payload['round_id']}  cancelled: {payload['reason']}")
             await _sleep_or_stop(stop, 0.1)
 
+    async def resume(self, table_id: str, reason: str) -> None:
+        await asyncio.sleep(0.5)
+        response = await self.call(
+            "POST", "table", f"/tables/{table_id}/resume", headers={"X-Api-Key": SUPERVISOR_KEY}
+        )
+        if response.status_code == 200:
+            self.ledger.resumed += 1
+            self.print(f"{table_id} resumed by the supervisor after: {reason}")
+
     async def table_events(self, table_id: str, after: int) -> list[dict[str, Any]]:
-        response = await self.http.get(
-            f"{self.endpoints.table}/tables/{table_id}/events",
+        response = await self.call(
+            "GET",
+            "table",
+            f"/tables/{table_id}/events",
             params={"after": after},
             headers={"X-Api-Key": SUPERVISOR_KEY},
         )
@@ -245,55 +321,94 @@ class Studio:
                 "currency": CURRENCY,
                 "bets": bets,
             }
-            for _ in range(30):  # a round opened a moment ago may not be at the wallet yet
-                response = await self.http.post(
-                    f"{self.endpoints.wallet}/bets", headers=headers, json=slip
-                )
-                if response.status_code != 404:
-                    break
-                await asyncio.sleep(0.1)
-            if response.status_code == 201:
-                self.ledger.bets += len(bets)
-                self.ledger.stakes += sum(b["stake"] for b in bets)
-            else:
-                self.ledger.refused_slips += 1
+            try:
+                await self.send_slip(headers, slip)
+            except RuntimeError:
+                self.ledger.unanswered.append((headers, slip))
 
-    async def deal(
-        self,
-        table_id: str,
-        round_id: str,
-        stop: asyncio.Event,
-        *,
-        already_dealt: list[str] | None = None,
-    ) -> None:
+    async def send_slip(self, headers: dict[str, str], slip: dict[str, Any]) -> None:
+        for _ in range(30):  # a round opened a moment ago may not be at the wallet yet
+            response = await self.call("POST", "wallet", "/bets", headers=headers, json=slip)
+            if response.status_code != 404:
+                break
+            await asyncio.sleep(0.1)
+        if response.status_code == 201:
+            accepted = response.json()["bets"]
+            self.ledger.bets += len(accepted)
+            self.ledger.stakes += sum(int(bet["stake"]) for bet in accepted)
+            for bet in accepted:
+                self.ledger.accepted[bet["bet_id"]] = (slip["player_id"], int(bet["stake"]))
+        else:
+            self.ledger.refused_slips += 1
+            self.ledger.refusals[str(response.json().get("code"))] += 1
+
+    async def ask_again(self) -> None:
+        """Send every unanswered slip again with its idempotency key: the wallet answers
+        what it decided then, or decides now (the round is over: refused)."""
+        unanswered, self.ledger.unanswered = self.ledger.unanswered, []
+        for headers, slip in unanswered:
+            await self.send_slip(headers, slip)
+
+    async def deal(self, table_id: str, round_id: str, stop: asyncio.Event) -> None:
+        """Deal the round's cards still missing, from a fresh deck without those dealt."""
         device_id, credential = self.devices[table_id]
         headers = {"X-Device-Id": device_id, "Authorization": f"Bearer {credential}"}
-        dealt = already_dealt or []
+        dealt = self.dealt.setdefault(round_id, [])
         deck = [str(card) for card in DECK if str(card) not in dealt]
         self.random.shuffle(deck)
-        for card in deck[: 6 - len(dealt)]:
+        for card in deck:
+            if len(dealt) >= 6 or stop.is_set() or round_id not in self.dealt:
+                return
             await _sleep_or_stop(stop, 0.3)  # the dealer's hand
             if self.random.random() < 0.05:
                 self.ledger.misreads += 1
                 await self.scan(headers, table_id, self.random.choice(["", "1X", "??", "A"]))
-            status = await self.scan(headers, table_id, card)
-            while status in ("rescan", "pending") and not stop.is_set():
-                await _sleep_or_stop(stop, 0.2)
-                status = await self.scan(headers, table_id, card)
+            if not await self.scan_until_answered(headers, table_id, round_id, card, stop):
+                return
             if self.random.random() < 0.03:
                 self.ledger.duplicate_reads += 1
                 await self.scan(headers, table_id, card)  # absorbed by the gateway
 
-    async def scan(self, headers: dict[str, str], table_id: str, read: str) -> str:
-        response = await self.http.post(
-            f"{self.endpoints.scanner}/scans",
+    async def scan_until_answered(
+        self,
+        headers: dict[str, str],
+        table_id: str,
+        round_id: str,
+        card: str,
+        stop: asyncio.Event,
+    ) -> bool:
+        """Scan `card` until the table has it; False when the round cannot take more cards."""
+        while not stop.is_set():
+            answer = await self.scan(headers, table_id, card)
+            while answer.get("status") == "pending" and not stop.is_set():
+                # the gateway passed the read on; the table has not answered yet
+                await _sleep_or_stop(stop, 0.3)
+                response = await self.call(
+                    "GET", "scanner-gateway", f"/scans/{answer['scan_id']}", headers=headers
+                )
+                answer = response.json() if response.status_code == 200 else {}
+            status, reason = answer.get("status"), answer.get("reason")
+            if status == "registered" or reason == "duplicate_card":
+                return True  # on the table (a read twice: the supervisor resumes the round)
+            if status == "refused" and reason != "round_paused":
+                return False  # the round is over or not dealing
+            if card in self.dealt.get(round_id, [card]):
+                return True  # its answer was lost, but the table's events show the card
+            await _sleep_or_stop(stop, 0.3)  # unreadable, paused, or no answer: read again
+        return False
+
+    async def scan(self, headers: dict[str, str], table_id: str, read: str) -> dict[str, Any]:
+        response = await self.call(
+            "POST",
+            "scanner-gateway",
+            "/scans",
             headers=headers,
             json={"read": read, "table_id": table_id},
         )
         if response.status_code >= 400 and response.status_code != 422:
             _expect(response, 200)
-        status: str = response.json().get("status", "rescan")
-        return status
+        answer: dict[str, Any] = response.json()
+        return answer
 
     async def report_round(self, payload: dict[str, Any]) -> None:
         self.ledger.rounds += 1
@@ -311,8 +426,10 @@ class Studio:
         bets = stake = returned = 0
         for key in OPERATOR_KEYS.values():
             for _ in range(50):
-                response = await self.http.get(
-                    f"{self.endpoints.settlement}/rounds/{round_id}/settlement",
+                response = await self.call(
+                    "GET",
+                    "settlement",
+                    f"/rounds/{round_id}/settlement",
                     headers={"X-Api-Key": key},
                 )
                 if response.status_code == 200 and response.json().get("status") == "settled":
@@ -331,32 +448,41 @@ class Studio:
     async def conservation(self) -> tuple[list[str], dict[str, int]]:
         balances = stakes = returns = 0
         for player in self.players:
-            response = await self.http.get(
-                f"{self.endpoints.wallet}/players/{player.player_id}/balances",
+            response = await self.call(
+                "GET",
+                "wallet",
+                f"/players/{player.player_id}/balances",
                 headers={"X-Api-Key": player.key},
             )
             _expect(response, 200)
             balances += int(response.json().get(CURRENCY, 0))
-            cursor: str | None = None
-            while True:
-                params: dict[str, str | int] = {"limit": 200}
-                if cursor:
-                    params["cursor"] = cursor
-                page = await self.http.get(
-                    f"{self.endpoints.wallet}/players/{player.player_id}/bets",
-                    headers={"X-Api-Key": player.key},
-                    params=params,
-                )
-                _expect(page, 200)
-                body = page.json()
-                for bet in body["items"]:
-                    stakes += int(bet["stake"])
-                    returns += int(bet.get("returned") or 0)
-                cursor = body.get("next_cursor")
-                if not cursor:
-                    break
+            for bet in await self.player_bets(player):
+                stakes += int(bet["stake"])
+                returns += int(bet.get("returned") or 0)
         figures = {"balances": balances, "stakes": stakes, "returns": returns}
         return self.ledger.check(balances, returns, stakes), figures
+
+    async def player_bets(self, player: Player) -> list[dict[str, Any]]:
+        """The player's whole bet history, as the wallet serves it."""
+        bets: list[dict[str, Any]] = []
+        cursor: str | None = None
+        while True:
+            params: dict[str, str | int] = {"limit": 200}
+            if cursor:
+                params["cursor"] = cursor
+            page = await self.call(
+                "GET",
+                "wallet",
+                f"/players/{player.player_id}/bets",
+                headers={"X-Api-Key": player.key},
+                params=params,
+            )
+            _expect(page, 200)
+            body = page.json()
+            bets.extend(body["items"])
+            cursor = body.get("next_cursor")
+            if not cursor:
+                return bets
 
 
 def _events(body: Any) -> list[dict[str, Any]]:

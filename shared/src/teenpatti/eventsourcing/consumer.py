@@ -22,16 +22,14 @@ from aiokafka.errors import CommitFailedError, IllegalStateError
 
 from teenpatti.events.contracts import EventContractError, EventEnvelope
 from teenpatti.eventsourcing.store import ConcurrencyError
+from teenpatti.transient import SERVER_UNAVAILABLE
 
 log = logging.getLogger(__name__)
 
 Handler = Callable[[asyncpg.Connection, EventEnvelope], Awaitable[None]]
 
 _TRANSIENT_ERRORS = (
-    OSError,
-    asyncpg.PostgresConnectionError,
-    asyncpg.InterfaceError,
-    asyncpg.CannotConnectNowError,
+    *SERVER_UNAVAILABLE,
     asyncpg.SerializationError,
     asyncpg.DeadlockDetectedError,
     # another writer moved the stream on: handling again re-reads it and decides afresh
@@ -82,7 +80,19 @@ class KafkaEventConsumer:
         return self._name
 
     async def run(self, stop: asyncio.Event, started: asyncio.Event | None = None) -> None:
-        """Consume until `stop` is set, then commit what was handled and leave the group."""
+        """Consume until `stop` is set, then commit what was handled and leave the group.
+        Anything that breaks the session (the broker unreachable at start, a failing
+        rebalance callback) starts it again a second later: the new session re-reads from
+        the last committed offsets and `processed_events` absorbs what was handled."""
+        while not stop.is_set():
+            try:
+                await self._session(stop, started)
+            except Exception:
+                log.exception("%s: consumer session failed; starting a new one", self._name)
+                await asyncio.sleep(1.0)
+
+    async def _session(self, stop: asyncio.Event, started: asyncio.Event | None) -> None:
+        self._pending_offsets = {}
         kafka = AIOKafkaConsumer(
             bootstrap_servers=self._bootstrap_servers,
             group_id=self._name,
@@ -96,7 +106,11 @@ class KafkaEventConsumer:
             heartbeat_interval_ms=1500,
         )
         self._kafka = kafka
-        await kafka.start()
+        try:
+            await kafka.start()
+        except BaseException:
+            await kafka.stop()
+            raise
         try:
             kafka.subscribe(self._topics, listener=_CommitOnRevoke(self))
             if started is not None:

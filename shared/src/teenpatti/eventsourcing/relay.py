@@ -25,6 +25,7 @@ from teenpatti.eventsourcing.store import (
     GlobalPosition,
     StoredEvent,
 )
+from teenpatti.transient import SERVER_UNAVAILABLE
 
 log = logging.getLogger(__name__)
 
@@ -105,13 +106,12 @@ class KafkaOutboxRelay:
         while not stop.is_set():
             try:
                 await self._run_as_leader(stop)
-            except (
-                OSError,
-                asyncpg.PostgresConnectionError,
-                asyncpg.InterfaceError,
-                KafkaError,
-            ) as error:
+            except (*SERVER_UNAVAILABLE, KafkaError) as error:
                 log.warning("relay %s: %s; retrying", self._name, error)
+                await _wait_any(stop, seconds=1.0)
+            except Exception:
+                # a relay that stops publishes nothing more, silently: never give up
+                log.exception("relay %s: unexpected error; retrying", self._name)
                 await _wait_any(stop, seconds=1.0)
 
     async def _run_as_leader(self, stop: asyncio.Event) -> None:

@@ -1,0 +1,47 @@
+"""The short chaos run of `make test`: every service and every part of the stack SIGKILLed
+at least once under load and restarted, then every invariant of `teenpatti.chaos.checks`.
+
+A seed that ever found a bug stays in REGRESSION_SEEDS, with a note of the bug it found.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from teenpatti.chaos.plan import INFRASTRUCTURE
+from teenpatti.chaos.run import SERVICE_KINDS, ChaosConfig, run_chaos
+from teenpatti.devrun import free_base_port
+from teenpatti.settings import InfrastructureSettings
+
+REGRESSION_SEEDS = [
+    1,
+]
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("seed", REGRESSION_SEEDS)
+async def test_a_short_chaos_run_breaks_no_invariant(
+    infrastructure: InfrastructureSettings, seed: int
+) -> None:
+    if os.environ.get("TP_TESTCONTAINERS") == "1":
+        pytest.skip("the faults kill the local stack's processes; containers are not killed")
+    config = ChaosConfig(
+        seed=seed,
+        duration=20.0,
+        tables=2,
+        players=6,
+        instances=1,
+        betting_seconds=2.0,
+        base_port=free_base_port(1),
+        calm=(1.0, 2.5),
+    )
+    lines: list[str] = []
+    report = await run_chaos(config, infrastructure, print_line=lines.append)
+    print("\n".join(lines) + report.format())
+
+    assert set(report.injected.kills) == {*SERVICE_KINDS, *INFRASTRUCTURE}, "each killed once"
+    assert report.counts["rounds_closed"] > 0 and report.counts["bets_accepted"] > 0
+    assert report.counts["bets_paid"] == report.counts["bets_accepted"]
+    assert report.ok, report.format()
