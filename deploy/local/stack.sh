@@ -38,7 +38,11 @@ Stop that program or choose another port ($3=...; see deploy/local/defaults.env)
     fi
 }
 
-pid_alive() { [[ -f "$1" ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
+# A killed process stays a zombie until its parent reaps it; daemons are reparented to
+# PID 1, which on some machines reaps only every few seconds. A zombie is not running.
+running_pid() { [[ -n "$1" ]] && kill -0 "$1" 2>/dev/null && [[ "$(ps -o stat= -p "$1")" != Z* ]]; }
+zombie_pid() { [[ -n "$1" ]] && [[ "$(ps -o stat= -p "$1" 2>/dev/null)" == Z* ]]; }
+pid_alive() { [[ -f "$1" ]] && running_pid "$(cat "$1")"; }
 
 wait_for() { # description seconds log command...
     local what="$1" secs="$2" log="$3"; shift 3
@@ -80,7 +84,19 @@ as_pg() {
 
 pg_psql() { as_pg "$(pg_bin)/psql" -X -q -v ON_ERROR_STOP=1 -h "$RUN" -p "$TP_PG_PORT" -U postgres "$@"; }
 
-postgres_running() { as_pg "$(pg_bin)/pg_ctl" -D "$DATA/postgres" status >/dev/null 2>&1; }
+postgres_running() {
+    running_pid "$(postgres_pid)" && as_pg "$(pg_bin)/pg_ctl" -D "$DATA/postgres" status >/dev/null 2>&1
+}
+
+# A new postmaster refuses to start while the pid in postmaster.pid exists, zombie or not.
+postgres_wait_reaped() {
+    local pid; pid="$(postgres_pid)"
+    if zombie_pid "$pid"; then
+        wait_for "the killed postgres (pid $pid) to be reaped" 60 "$LOGS/postgres.log" \
+            not_zombie "$pid"
+    fi
+}
+not_zombie() { ! zombie_pid "$1"; }
 
 postgres_up() {
     local bin log="$LOGS/postgres.log"
@@ -90,6 +106,7 @@ postgres_up() {
         say "postgres  already running on port $TP_PG_PORT"; return
     fi
     refuse_busy_port postgres "$TP_PG_PORT" TP_PG_PORT
+    postgres_wait_reaped
     if [[ "$(id -u)" == 0 ]]; then
         chown postgres "$DATA" "$RUN" "$LOGS"
         # the postgres user must be able to reach $TP_HOME
@@ -259,7 +276,7 @@ stop_pidfile() { # name pidfile
 kill_component() {
     case "$1" in
         # the whole server, as a crash takes it: the postmaster and every backend
-        postgres) local pid; pid="$(postgres_pid)"; [[ -n "$pid" ]] && kill -KILL "$pid" $(pgrep -P "$pid") ;;
+        postgres) local pid; pid="$(postgres_pid)"; running_pid "$pid" && kill -KILL "$pid" $(pgrep -P "$pid") ;;
         redis | kafka) pid_alive "$RUN/$1.pid" && kill -KILL "$(cat "$RUN/$1.pid")" ;;
         *) fail "unknown component '$1' (one of: $ALL)" ;;
     esac

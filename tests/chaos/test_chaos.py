@@ -16,6 +16,9 @@ from teenpatti.devrun import free_base_port
 from teenpatti.settings import InfrastructureSettings
 
 REGRESSION_SEEDS = [
+    # Postgres killed, then a relay connecting while it said "the database system is
+    # starting up": the relay died for good and the settlement events were never published
+    # (bets settled, not paid). Fixed with teenpatti.transient and relays that never stop.
     1,
 ]
 

@@ -70,8 +70,9 @@ PROBLEM_SCHEMA: dict[str, Any] = {
 
 def document_problems(app: FastAPI) -> None:
     """Make the OpenAPI truthful about errors: every operation may answer a 4xx problem
-    (`application/problem+json`), and the error statuses a route declares (FastAPI's default
-    422 `HTTPValidationError` included) are problems too, which is what the handlers send."""
+    (`application/problem+json`), or a 503 one during an outage, and the error statuses a
+    route declares (FastAPI's default 422 `HTTPValidationError` included) are problems
+    too, which is what the handlers send."""
     generate = app.openapi
     documented: list[dict[str, Any]] = []
 
@@ -92,6 +93,14 @@ def document_problems(app: FastAPI) -> None:
                 responses.setdefault(
                     "4XX",
                     {"description": "a problem detail with a specific code", "content": content},
+                )
+                responses.setdefault(
+                    "503",
+                    {
+                        "description": "service_unavailable: Postgres or Redis is down for the"
+                        " moment; retry after Retry-After seconds",
+                        "content": content,
+                    },
                 )
         schemas = schema["components"]["schemas"]
         for unused in ("HTTPValidationError", "ValidationError"):  # FastAPI's 422, replaced

@@ -47,6 +47,14 @@ def readable_only(handler: Handler) -> Handler:
     return checked
 
 
+async def keep_session(connection: asyncpg.Connection) -> None:
+    """The pool's reset on release: nothing beyond asyncpg's own (roll back an open
+    transaction, drop listeners). Its default also runs `RESET ALL`, `UNLISTEN *` and
+    `pg_advisory_unlock_all()`, one more round trip per request, for session state the
+    services never leave behind: they only take transaction-scoped locks, and the relay
+    ends the one session that holds a lock and a LISTEN."""
+
+
 class ServiceRuntime:
     """One service instance's store, relay (publishing to `emits`) and consumers."""
 
@@ -89,7 +97,10 @@ class ServiceRuntime:
 
     async def start(self) -> None:
         self._pool = await asyncpg.create_pool(
-            self.settings.postgres_dsn(self._database), min_size=2, max_size=self._pool_size
+            self.settings.postgres_dsn(self._database),
+            min_size=2,
+            max_size=self._pool_size,
+            reset=keep_session,
         )
         self._store = AsyncpgEventStore(self._pool, producer=self.service)
         await self._store.migrate()

@@ -49,7 +49,9 @@ def main() -> None:
         base_port=args.base_port,
     )
     try:
-        report = asyncio.run(run_chaos(config, InfrastructureSettings()))
+        report = asyncio.run(
+            run_chaos(config, InfrastructureSettings(), print_line=lambda x: print(x, flush=True))
+        )
     except (FaultError, RuntimeError, TimeoutError) as error:
         print(f"chaos: the run could not finish: {error or type(error).__name__}", file=sys.stderr)
         print(f"chaos: reproduce with {config.reproduce()}", file=sys.stderr)

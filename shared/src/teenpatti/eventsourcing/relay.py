@@ -117,11 +117,11 @@ class KafkaOutboxRelay:
     async def _run_as_leader(self, stop: asyncio.Event) -> None:
         """Hold the leader lock, then publish after every append (and every idle poll)."""
         async with self._store.pool.acquire() as listener:
-            await self._become_leader(listener, stop)
-            if stop.is_set():
-                return
-            await listener.add_listener(NOTIFY_CHANNEL, self._on_notify)
             try:
+                await self._become_leader(listener, stop)
+                if stop.is_set():
+                    return
+                await listener.add_listener(NOTIFY_CHANNEL, self._on_notify)
                 self._leader = (listener, await self.checkpoint())
                 backoff: float | None = None
                 waited = 0.0
@@ -143,8 +143,9 @@ class KafkaOutboxRelay:
                 await self._drain()
             finally:
                 self._leader = None
-                await listener.remove_listener(NOTIFY_CHANNEL, self._on_notify)
-                await listener.execute("SELECT pg_advisory_unlock($1)", self._lock_key)
+                # The session holds the leader lock and the LISTEN: end it, so that neither
+                # stays with a pooled connection (service pools do not reset connections).
+                listener.terminate()
 
     async def _drain(self) -> None:
         """Publish every committed event before stopping. An event committed but still behind
