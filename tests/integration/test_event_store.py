@@ -34,6 +34,20 @@ async def test_append_and_read_a_stream(store: AsyncpgEventStore) -> None:
     assert await store.stream_version("round-unknown") == 0
 
 
+async def test_each_event_of_an_append_may_name_its_own_cause(store: AsyncpgEventStore) -> None:
+    causes = [uuid4(), None, uuid4()]
+    await store.append(
+        "round-1", 0, [counted(n) for n in range(3)], table_id="T1", causation_ids=causes
+    )
+    shared = uuid4()
+    await store.append("round-1", 3, [counted(3), counted(4)], table_id="T1", causation_id=shared)
+
+    events = await store.read_stream("round-1")
+    assert [e.causation_id for e in events] == [*causes, shared, shared]
+    with pytest.raises(ValueError, match="one causation id per event"):
+        await store.append("round-1", 5, [counted(5)], table_id="T1", causation_ids=[])
+
+
 @pytest.mark.parametrize("existing_events", [0, 2])
 async def test_two_writers_one_wins(store: AsyncpgEventStore, existing_events: int) -> None:
     if existing_events:

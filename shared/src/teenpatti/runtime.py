@@ -24,7 +24,7 @@ from teenpatti.eventsourcing import (
     ensure_topics,
     kafka_producer,
 )
-from teenpatti.eventsourcing.consumer import PartitionsCallback
+from teenpatti.eventsourcing.consumer import BatchHandler, PartitionsCallback
 from teenpatti.settings import InfrastructureSettings
 
 log = logging.getLogger(__name__)
@@ -36,15 +36,31 @@ def readable_only(handler: Handler) -> Handler:
     the consumer parks it (`parked_events`) at once, for a person to see, and goes on."""
 
     async def checked(connection: asyncpg.Connection, envelope: EventEnvelope) -> None:
-        event_class = registry.event_class(envelope.event_type)  # UnknownEventTypeError
-        if not 1 <= envelope.schema_version <= event_class.schema_version:
-            raise UnsupportedSchemaVersionError(
-                f"{envelope.event_type} schema version {envelope.schema_version} is not"
-                f" supported (this build reads versions 1 to {event_class.schema_version})"
-            )
+        _check_readable(envelope)
         await handler(connection, envelope)
 
     return checked
+
+
+def readable_only_batch(handler: BatchHandler) -> BatchHandler:
+    """`readable_only` for a batch: one unreadable event fails the batch, whose events then
+    go one by one through the single-event handler, which parks that one."""
+
+    async def checked(connection: asyncpg.Connection, envelopes: list[EventEnvelope]) -> None:
+        for envelope in envelopes:
+            _check_readable(envelope)
+        await handler(connection, envelopes)
+
+    return checked
+
+
+def _check_readable(envelope: EventEnvelope) -> None:
+    event_class = registry.event_class(envelope.event_type)  # UnknownEventTypeError
+    if not 1 <= envelope.schema_version <= event_class.schema_version:
+        raise UnsupportedSchemaVersionError(
+            f"{envelope.event_type} schema version {envelope.schema_version} is not"
+            f" supported (this build reads versions 1 to {event_class.schema_version})"
+        )
 
 
 async def keep_session(connection: asyncpg.Connection) -> None:
@@ -123,17 +139,20 @@ class ServiceRuntime:
         topics: Sequence[str],
         handler: Handler,
         *,
+        batch_handler: BatchHandler | None = None,
         on_assigned: PartitionsCallback | None = None,
         on_revoked: PartitionsCallback | None = None,
     ) -> KafkaEventConsumer:
         """Start the consumer group `<service>-<name>` on `topics`; each event is handled in
-        one Postgres transaction. The callbacks hear which partitions this instance owns."""
+        one Postgres transaction (with `batch_handler`, each poll's records of a partition
+        in one). The callbacks hear which partitions this instance owns."""
         consumer = KafkaEventConsumer(
             self.pool,
             name=self.settings.topic(f"{self.service}-{name}"),
             topics=[self.settings.topic(t) for t in topics],
             bootstrap_servers=self.settings.kafka_servers,
             handler=readable_only(handler),
+            batch_handler=None if batch_handler is None else readable_only_batch(batch_handler),
             on_assigned=on_assigned,
             on_revoked=on_revoked,
         )

@@ -62,7 +62,12 @@ def create_app(settings: WalletSettings | None = None) -> FastAPI:
             app.state.wallet = Wallet(runtime.pool, runtime.store, settings)
             consumers = WalletConsumers(runtime.store)
             runtime.consume("table", [TABLE_EVENTS], consumers.on_table_event)
-            runtime.consume("settlement", [SETTLEMENT_EVENTS], consumers.on_settlement_event)
+            runtime.consume(
+                "settlement",
+                [SETTLEMENT_EVENTS],
+                consumers.on_settlement_event,
+                batch_handler=consumers.on_settlement_events,
+            )
             app.state.runtime = runtime
             yield
         finally:

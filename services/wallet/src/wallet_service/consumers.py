@@ -6,8 +6,11 @@ a sealed round is not sealed again, a paid bet is not paid again."""
 from __future__ import annotations
 
 import logging
+from collections import defaultdict
 from collections.abc import Callable
 from datetime import UTC, datetime
+from itertools import groupby
+from uuid import UUID
 
 import asyncpg
 
@@ -163,33 +166,9 @@ class WalletConsumers:
         event = registry.decode_envelope(envelope)
         assert isinstance(event, BetSettled)
         bet = await db.bet_for_payment(connection, event.bet_id)
-        if bet is None:
-            raise UnknownBetError(f"BetSettled for bet {event.bet_id}, which the wallet never took")
-        if bet["status"] == "paid":
-            log.info(
-                "bet %s is already paid; BetSettled %s ignored", event.bet_id, envelope.event_id
-            )
+        if not _payable(bet, event, envelope):
             return
-        expected = (
-            bet["operator_id"],
-            bet["player_id"],
-            bet["round_id"],
-            bet["bet_type"],
-            bet["currency"],
-            int(bet["stake"]),
-        )
-        told = (
-            event.operator_id,
-            event.player_id,
-            event.round_id,
-            event.bet_type,
-            event.currency,
-            event.stake,
-        )
-        if expected != told:
-            raise BetMismatchError(
-                f"BetSettled for bet {event.bet_id} says {told}, the bet is {expected}"
-            )
+        assert bet is not None
         operator_id, player_id = bet["operator_id"], bet["player_id"]
         version = await db.lock_player(connection, operator_id, player_id)
         balance_after = await db.add_to_balance(
@@ -217,21 +196,137 @@ class WalletConsumers:
         await self._store.append(
             db.player_stream(operator_id, player_id),
             version,
-            [
-                BetPaid(
-                    bet_id=event.bet_id,
-                    round_id=bet["round_id"],
-                    table_id=bet["table_id"],
-                    operator_id=operator_id,
-                    player_id=player_id,
-                    currency=event.currency,
-                    amount=event.returned,
-                    outcome=event.outcome,
-                    balance_after=balance_after,
-                )
-            ],
+            [_bet_paid(event, bet, balance_after=balance_after)],
             table_id=bet["table_id"],
             correlation_id=envelope.correlation_id,
             causation_id=envelope.event_id,
             connection=connection,
         )
+
+    async def on_settlement_events(
+        self, connection: asyncpg.Connection, envelopes: list[EventEnvelope]
+    ) -> None:
+        """`on_settlement_event` for a batch, in its one transaction: the bets locked and
+        checked together, each player locked once, balances, ledger and bets written with
+        one statement each, and each player's `BetPaid` events appended together."""
+        settled: list[tuple[EventEnvelope, BetSettled]] = []
+        for envelope in envelopes:
+            if envelope.event_type == "BetSettled":
+                event = registry.decode_envelope(envelope)
+                assert isinstance(event, BetSettled)
+                settled.append((envelope, event))
+        if not settled:
+            return
+        bets = await db.bets_for_payment(connection, [event.bet_id for _, event in settled])
+        payments: list[tuple[EventEnvelope, BetSettled, asyncpg.Record]] = []
+        paying: set[UUID] = set()
+        for envelope, event in settled:
+            bet = bets.get(event.bet_id)
+            if _payable(bet, event, envelope) and event.bet_id not in paying:
+                assert bet is not None
+                paying.add(event.bet_id)
+                payments.append((envelope, event, bet))
+        if not payments:
+            return
+        versions = await db.lock_players(
+            connection, [(bet["operator_id"], bet["player_id"]) for _, _, bet in payments]
+        )
+        credits: dict[tuple[str, str, str], int] = defaultdict(int)
+        for _, event, bet in payments:
+            credits[(bet["operator_id"], bet["player_id"], event.currency)] += event.returned
+        balances = await db.credit_balances(connection, credits)
+        running = {key: balances[key] - credits[key] for key in credits}
+        ledger: list[db.LedgerEntry] = []
+        paid: dict[tuple[str, str], list[tuple[EventEnvelope, BetPaid]]] = defaultdict(list)
+        for envelope, event, bet in payments:
+            operator_id, player_id = bet["operator_id"], bet["player_id"]
+            key = (operator_id, player_id, event.currency)
+            running[key] += event.returned
+            reference = f"bet:{event.bet_id}"
+            ledger += [
+                db.LedgerEntry(
+                    "house", operator_id, None, event.currency, -event.returned, "return", reference
+                ),
+                db.LedgerEntry(
+                    "player",
+                    operator_id,
+                    player_id,
+                    event.currency,
+                    event.returned,
+                    "return",
+                    reference,
+                ),
+            ]
+            paid[(operator_id, player_id)].append(
+                (envelope, _bet_paid(event, bet, balance_after=running[key]))
+            )
+        await db.record_ledger(connection, ledger)
+        await db.mark_paid_many(
+            connection,
+            [(event.bet_id, event.outcome, event.returned) for _, event, _ in payments],
+            self._clock(),
+        )
+        for (operator_id, player_id), events in paid.items():
+            version = versions[(operator_id, player_id)]
+            # one append per run of events with the same table and correlation (the append
+            # takes one of each), in the order the balances ran
+            for (table_id, correlation_id), run in groupby(
+                events, key=lambda item: (item[1].table_id, item[0].correlation_id)
+            ):
+                items = list(run)
+                await self._store.append(
+                    db.player_stream(operator_id, player_id),
+                    version,
+                    [bet_paid for _, bet_paid in items],
+                    table_id=table_id,
+                    correlation_id=correlation_id,
+                    causation_ids=[envelope.event_id for envelope, _ in items],
+                    connection=connection,
+                )
+                version += len(items)
+
+
+def _payable(bet: asyncpg.Record | None, event: BetSettled, envelope: EventEnvelope) -> bool:
+    """Whether the wallet pays this `BetSettled`: not when the bet is paid already (a
+    republished settlement); an unknown bet, or one it does not describe (paid or not: a
+    forgery is parked for a person to see), is an error."""
+    if bet is None:
+        raise UnknownBetError(f"BetSettled for bet {event.bet_id}, which the wallet never took")
+    expected = (
+        bet["operator_id"],
+        bet["player_id"],
+        bet["round_id"],
+        bet["bet_type"],
+        bet["currency"],
+        int(bet["stake"]),
+    )
+    told = (
+        event.operator_id,
+        event.player_id,
+        event.round_id,
+        event.bet_type,
+        event.currency,
+        event.stake,
+    )
+    if expected != told:
+        raise BetMismatchError(
+            f"BetSettled for bet {event.bet_id} says {told}, the bet is {expected}"
+        )
+    if bet["status"] == "paid":
+        log.info("bet %s is already paid; BetSettled %s ignored", event.bet_id, envelope.event_id)
+        return False
+    return True
+
+
+def _bet_paid(event: BetSettled, bet: asyncpg.Record, *, balance_after: int) -> BetPaid:
+    return BetPaid(
+        bet_id=event.bet_id,
+        round_id=bet["round_id"],
+        table_id=bet["table_id"],
+        operator_id=bet["operator_id"],
+        player_id=bet["player_id"],
+        currency=event.currency,
+        amount=event.returned,
+        outcome=event.outcome,
+        balance_after=balance_after,
+    )

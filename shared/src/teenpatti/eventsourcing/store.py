@@ -152,15 +152,16 @@ _COLUMNS = (
 _INSERT_EVENTS = """
 INSERT INTO events (stream_id, stream_version, event_id, event_type, schema_version, table_id,
                     occurred_at, correlation_id, causation_id, producer, payload, hash)
-SELECT $1, $2 + e.n, e.event_id, e.event_type, e.schema_version, $4, $5, $6, $7, $8, e.payload,
+SELECT $1, $2 + e.n, e.event_id, e.event_type, e.schema_version, $4, $5, $6, e.causation_id,
+       $8, e.payload,
        events_chain_agg(
            (SELECT previous FROM chain_start),
            events_canonical($1, ($2 + e.n)::integer, e.event_id, e.event_type, e.schema_version,
-                            $4, $5, $6, $7, $8, e.payload::text)
+                            $4, $5, $6, e.causation_id, $8, e.payload::text)
        ) OVER (ORDER BY e.n)
 FROM (SELECT u.*, gen_random_uuid() AS event_id
-      FROM unnest($9::text[], $10::int[], $11::jsonb[])
-           WITH ORDINALITY AS u(event_type, schema_version, payload, n)) AS e
+      FROM unnest($9::text[], $10::int[], $11::jsonb[], $7::uuid[])
+           WITH ORDINALITY AS u(event_type, schema_version, payload, causation_id, n)) AS e
 WHERE EXISTS (SELECT 1 FROM bump)
 ORDER BY e.n
 RETURNING stream_version, position, event_id
@@ -342,16 +343,23 @@ class AsyncpgEventStore:
         table_id: str,
         correlation_id: UUID | None = None,
         causation_id: UUID | None = None,
+        causation_ids: Sequence[UUID | None] | None = None,
         occurred_at: datetime | None = None,
         connection: asyncpg.Connection | None = None,
     ) -> AppendResult:
         """Append `events` after `expected_version` of the stream, or raise ConcurrencyError.
 
-        With `connection`, the append joins the caller's transaction, so state the caller
-        writes beside it commits or rolls back together with the events.
+        Every event gets `causation_id`, or with `causation_ids` each its own (one per event:
+        events caused by several others, appended at once). With `connection`, the append
+        joins the caller's transaction, so state the caller writes beside it commits or
+        rolls back together with the events.
         """
         if not events:
             raise ValueError("nothing to append")
+        if causation_ids is None:
+            causation_ids = [causation_id] * len(events)
+        elif causation_id is not None or len(causation_ids) != len(events):
+            raise ValueError("give causation_id or one causation id per event, not both")
         if expected_version < 0:
             raise ValueError(f"expected_version must be >= 0, not {expected_version}")
         new_version = expected_version + len(events)
@@ -363,7 +371,7 @@ class AsyncpgEventStore:
             table_id,
             occurred_at or datetime.now(UTC),
             correlation_id or uuid4(),
-            causation_id,
+            list(causation_ids),
             self._producer,
             [event.event_type for event in events],
             [event.schema_version for event in events],

@@ -434,6 +434,86 @@ async def bet_for_payment(connection: asyncpg.Connection, bet_id: UUID) -> async
     return row
 
 
+async def bets_for_payment(
+    connection: asyncpg.Connection, bet_ids: Sequence[UUID]
+) -> dict[UUID, asyncpg.Record]:
+    """`bet_for_payment` for many bets, locked in one order (no deadlock between batches)."""
+    rows = await connection.fetch(
+        "SELECT bet_id, operator_id, player_id, round_id, table_id, bet_type, stake, currency,"
+        " status FROM wallet_bets WHERE bet_id = ANY($1::uuid[]) ORDER BY bet_id FOR UPDATE",
+        list(bet_ids),
+    )
+    return {row["bet_id"]: row for row in rows}
+
+
+async def lock_players(
+    connection: asyncpg.Connection, players: Sequence[tuple[str, str]]
+) -> dict[tuple[str, str], int]:
+    """`lock_player` for many (operator, player): their stream versions, locked in order."""
+    ordered = sorted(set(players))
+    operators, ids = [o for o, _ in ordered], [p for _, p in ordered]
+    await connection.execute(
+        "INSERT INTO wallet_players (operator_id, player_id)"
+        " SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING",
+        operators,
+        ids,
+    )
+    await connection.execute(
+        "SELECT 1 FROM wallet_players w JOIN unnest($1::text[], $2::text[]) AS u(o, p)"
+        " ON w.operator_id = u.o AND w.player_id = u.p"
+        " ORDER BY w.operator_id, w.player_id FOR UPDATE OF w",
+        operators,
+        ids,
+    )
+    streams = {player_stream(o, p): (o, p) for o, p in ordered}
+    rows = await connection.fetch(
+        "SELECT stream_id, version FROM streams WHERE stream_id = ANY($1::text[])",
+        list(streams),
+    )
+    versions = dict.fromkeys(ordered, 0)
+    for row in rows:
+        versions[streams[row["stream_id"]]] = int(row["version"])
+    return versions
+
+
+async def credit_balances(
+    connection: asyncpg.Connection, credits: dict[tuple[str, str, str], int]
+) -> dict[tuple[str, str, str], int]:
+    """Add each non-negative amount to its (operator, player, currency) account, creating
+    it if new; the new balances."""
+    if any(amount < 0 for amount in credits.values()):
+        raise ValueError("credit_balances only credits")
+    keys = sorted(credits)
+    rows = await connection.fetch(
+        "INSERT INTO wallet_accounts (operator_id, player_id, currency, balance)"
+        " SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[])"
+        " ON CONFLICT (operator_id, player_id, currency) DO UPDATE"
+        " SET balance = wallet_accounts.balance + EXCLUDED.balance, updated_at = now()"
+        " RETURNING operator_id, player_id, currency, balance",
+        [k[0] for k in keys],
+        [k[1] for k in keys],
+        [k[2] for k in keys],
+        [credits[k] for k in keys],
+    )
+    return {(r["operator_id"], r["player_id"], r["currency"]): int(r["balance"]) for r in rows}
+
+
+async def mark_paid_many(
+    connection: asyncpg.Connection,
+    payments: Sequence[tuple[UUID, str, int]],  # bet id, outcome, returned
+    paid_at: datetime,
+) -> None:
+    await connection.execute(
+        "UPDATE wallet_bets b SET status = 'paid', outcome = u.outcome, returned = u.returned,"
+        " paid_at = $4 FROM unnest($1::uuid[], $2::text[], $3::bigint[])"
+        " AS u(bet_id, outcome, returned) WHERE b.bet_id = u.bet_id",
+        [bet_id for bet_id, _, _ in payments],
+        [outcome for _, outcome, _ in payments],
+        [returned for _, _, returned in payments],
+        paid_at,
+    )
+
+
 async def mark_paid(
     connection: asyncpg.Connection, bet_id: UUID, outcome: str, returned: int, paid_at: datetime
 ) -> None:
