@@ -482,9 +482,10 @@ async def measure(quick: bool, profile: str | None = None) -> list[Figure]:
             f"slips refused: {saturation.refused} (saturation), {latencies.refused} (latency)"
         )
     bound = (
-        "the wallet's one Python process (uvicorn h11 + FastAPI + pydantic + ~13 SQL round"
+        "the wallet's one Python process (uvicorn h11 + FastAPI + pydantic + ~12 SQL round"
         " trips per slip), CPU-bound, on a 2-core box shared with Postgres, the other"
-        " services, Kafka and the load generator"
+        " services, Kafka and the load generator; several wallet instances, fewer round trips"
+        " and multi-bet slips are the way up"
     )
     figures = [
         Figure(

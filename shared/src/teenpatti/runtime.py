@@ -140,12 +140,14 @@ class ServiceRuntime:
         handler: Handler,
         *,
         batch_handler: BatchHandler | None = None,
+        max_records: int = 500,
         on_assigned: PartitionsCallback | None = None,
         on_revoked: PartitionsCallback | None = None,
     ) -> KafkaEventConsumer:
         """Start the consumer group `<service>-<name>` on `topics`; each event is handled in
         one Postgres transaction (with `batch_handler`, each poll's records of a partition
-        in one). The callbacks hear which partitions this instance owns."""
+        in one; `max_records` bounds a poll). The callbacks hear which partitions this
+        instance owns."""
         consumer = KafkaEventConsumer(
             self.pool,
             name=self.settings.topic(f"{self.service}-{name}"),
@@ -153,6 +155,7 @@ class ServiceRuntime:
             bootstrap_servers=self.settings.kafka_servers,
             handler=readable_only(handler),
             batch_handler=None if batch_handler is None else readable_only_batch(batch_handler),
+            max_records=max_records,
             on_assigned=on_assigned,
             on_revoked=on_revoked,
         )

@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from teenpatti.events.catalog import SETTLEMENT_EVENTS, TABLE_EVENTS, WALLET_EVENTS
+from teenpatti.eventsourcing import each_in_order
 from teenpatti.http import ApiKeys, install_problem_handlers
 from teenpatti.runtime import ServiceRuntime
 
@@ -35,8 +36,15 @@ def create_app(settings: SettlementSettings | None = None) -> FastAPI:
             await runtime.start()
             await migrate(runtime.pool)
             settlement = Settlement(runtime.store)
-            runtime.consume("table", [TABLE_EVENTS], table_events_handler(settlement))
-            runtime.consume("wallet", [WALLET_EVENTS], wallet_events_handler(settlement))
+            # both only write to Postgres: a poll's worth of events in one transaction
+            on_table = table_events_handler(settlement)
+            on_wallet = wallet_events_handler(settlement)
+            runtime.consume(
+                "table", [TABLE_EVENTS], on_table, batch_handler=each_in_order(on_table)
+            )
+            runtime.consume(
+                "wallet", [WALLET_EVENTS], on_wallet, batch_handler=each_in_order(on_wallet)
+            )
             app.state.runtime = runtime
             yield
         finally:

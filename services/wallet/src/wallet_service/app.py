@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from teenpatti.events.catalog import ALL_TOPICS, SETTLEMENT_EVENTS, TABLE_EVENTS, WALLET_EVENTS
-from teenpatti.eventsourcing import TopicConfigurationError, ensure_topics
+from teenpatti.eventsourcing import TopicConfigurationError, each_in_order, ensure_topics
 from teenpatti.http import ApiKeys, install_problem_handlers
 from teenpatti.runtime import ServiceRuntime
 
@@ -61,12 +61,20 @@ def create_app(settings: WalletSettings | None = None) -> FastAPI:
             await migrate(runtime.pool)
             app.state.wallet = Wallet(runtime.pool, runtime.store, settings)
             consumers = WalletConsumers(runtime.store)
-            runtime.consume("table", [TABLE_EVENTS], consumers.on_table_event)
+            runtime.consume(
+                "table",
+                [TABLE_EVENTS],
+                consumers.on_table_event,
+                batch_handler=each_in_order(consumers.on_table_event),
+            )
             runtime.consume(
                 "settlement",
                 [SETTLEMENT_EVENTS],
                 consumers.on_settlement_event,
                 batch_handler=consumers.on_settlement_events,
+                # a round's settlements come in bursts: the bigger the batch, the more bets
+                # each player lock and each player's append covers
+                max_records=5_000,
             )
             app.state.runtime = runtime
             yield

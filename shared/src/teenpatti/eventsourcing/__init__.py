@@ -1,6 +1,12 @@
 """Event sourcing: the Postgres event store, the outbox relay and the consumer runtime."""
 
-from teenpatti.eventsourcing.consumer import ConsumerStats, Handler, KafkaEventConsumer
+from teenpatti.eventsourcing.consumer import (
+    BatchHandler,
+    ConsumerStats,
+    Handler,
+    KafkaEventConsumer,
+    each_in_order,
+)
 from teenpatti.eventsourcing.relay import KafkaOutboxRelay, kafka_producer
 from teenpatti.eventsourcing.store import (
     AppendResult,
@@ -15,6 +21,7 @@ from teenpatti.eventsourcing.topics import TopicConfigurationError, ensure_topic
 __all__ = [
     "AppendResult",
     "AsyncpgEventStore",
+    "BatchHandler",
     "ConcurrencyError",
     "ConsumerStats",
     "EventStoreError",
@@ -24,6 +31,7 @@ __all__ = [
     "KafkaOutboxRelay",
     "StoredEvent",
     "TopicConfigurationError",
+    "each_in_order",
     "ensure_topics",
     "kafka_producer",
     "partition_for",

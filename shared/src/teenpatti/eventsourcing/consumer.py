@@ -47,6 +47,19 @@ _TRANSIENT_ERRORS = (
 PartitionsCallback = Callable[[set[int]], Awaitable[None]]
 
 
+def each_in_order(handler: Handler) -> BatchHandler:
+    """A batch handler that runs `handler` on each event in turn, inside the batch's one
+    transaction: the savings of the batch path (one transaction and one `processed_events`
+    insert per batch) for a handler that writes only to Postgres. Not for one with effects
+    outside it (Redis, HTTP): a failed batch is handled again one by one, repeating them."""
+
+    async def handle(connection: asyncpg.Connection, envelopes: list[EventEnvelope]) -> None:
+        for envelope in envelopes:
+            await handler(connection, envelope)
+
+    return handle
+
+
 @dataclass
 class ConsumerStats:
     handled: int = 0
@@ -114,6 +127,8 @@ class KafkaEventConsumer:
             # long: the broker's smallest allowed session, heartbeats well inside it.
             session_timeout_ms=6000,
             heartbeat_interval_ms=1500,
+            # room for a poll of max_records envelopes (about 1 kB each) from one partition
+            max_partition_fetch_bytes=max(1 << 20, self._max_records * 1024),
         )
         self._kafka = kafka
         try:
