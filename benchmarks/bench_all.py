@@ -34,9 +34,18 @@ def table(figures: list[Figure]) -> list[str]:
         rows.append(
             f"| {f.benchmark} | {f.measure} | {f.value:,.1f} {f.unit} |"
             f" {f.baseline}: {f.baseline_value:,.1f} | {f.ratio:.2f} | {f.goal} |"
-            f" {'yes' if f.met else 'no'} |"
+            f" {'-' if f.goal == '-' else 'yes' if f.met else 'no'} |"
         )
     return rows
+
+
+def bounds(figures: list[Figure]) -> list[str]:
+    """One line per benchmark: what bounds it (its figures share the profile)."""
+    said: dict[str, str] = {}
+    for f in figures:
+        if f.bound_by and f.benchmark not in said:
+            said[f.benchmark] = f.bound_by
+    return [f"- **{benchmark}**: {bound}" for benchmark, bound in said.items()]
 
 
 def write_doc(figures: list[Figure], when: str, quick: bool) -> None:
@@ -49,7 +58,7 @@ def write_doc(figures: list[Figure], when: str, quick: bool) -> None:
         "",
         "What bounds each (from the profiles):",
         "",
-        *[f"- **{f.benchmark}, {f.measure}**: {f.bound_by}" for f in figures if f.bound_by],
+        *bounds(figures),
         END,
     ]
     text = DOC.read_text() if DOC.exists() else "# Benchmarks\n"

@@ -286,7 +286,10 @@ async def measure(quick: bool) -> list[Figure]:
             float(raw_clocks),
             "1,000 tables",
             value >= GOAL_TABLES,
-            f"largest step passed {value:.0f}{failed}; plain asyncio timers: {timers}+",
+            f"largest step passed {value:.0f}{failed}; plain asyncio timers: {timers}+. Each"
+            " table's clock re-reads its stream every 0.25 s (TP_CLOCK_MAX_NAP_SECONDS) whether"
+            " or not a deadline is due, and the scans of every table go through the one"
+            " table-scans consumer, one event per transaction, on one event loop",
         ),
         Figure(
             BENCHMARK,
