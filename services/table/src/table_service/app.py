@@ -84,7 +84,8 @@ def create_app(settings: TableSettings | None = None) -> FastAPI:
                 on_assigned=clocks.assigned,
                 on_revoked=clocks.revoked,
             )
-            runtime.consume("feed", [TABLE_EVENTS], FeedHandler(service, feed))
+            on_feed = FeedHandler(service, feed)
+            runtime.consume("feed", [TABLE_EVENTS], on_feed, batch_handler=on_feed.batch)
             runtime.spawn(clocks.run(runtime.stopping), name=f"{SERVICE_NAME}-clocks")
             yield
         finally:

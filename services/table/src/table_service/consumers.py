@@ -38,20 +38,33 @@ class FeedHandler:
         self._feed = feed
 
     async def __call__(self, connection: asyncpg.Connection, envelope: EventEnvelope) -> None:
-        if envelope.stream_id != stream_id_for(envelope.table_id):
-            return  # verdicts for unknown tables: not part of any table's feed
-        state = await self._service.repository.load(envelope.table_id, connection=connection)
-        message = feed_message(
-            envelope.stream_version,
-            envelope.event_type,
-            envelope.payload,
-            envelope.occurred_at.isoformat(),
-        )
-        try:
-            if state.version >= envelope.stream_version:
-                await self._feed.store_state(envelope.table_id, state_view(state))
-            await self._feed.publish(envelope.table_id, message)
-        except (RedisConnectionError, RedisTimeoutError) as error:
-            # Redis being away is not the event's fault: the runtime retries OSErrors
-            # until it is back instead of parking the event.
-            raise ConnectionError(f"redis unavailable: {error}") from error
+        await self.batch(connection, [envelope])
+
+    async def batch(self, connection: asyncpg.Connection, envelopes: list[EventEnvelope]) -> None:
+        """A poll's events: each table's state loaded and stored once, then its messages
+        published in order. (A batch that fails and is handled again one by one publishes
+        its messages again; the WebSocket feed skips positions it has already sent.)"""
+        by_table: dict[str, list[EventEnvelope]] = {}
+        for envelope in envelopes:
+            if envelope.stream_id == stream_id_for(envelope.table_id):
+                by_table.setdefault(envelope.table_id, []).append(envelope)
+            # else: verdicts for unknown tables, not part of any table's feed
+        for table_id, events in by_table.items():
+            state = await self._service.repository.load(table_id, connection=connection)
+            try:
+                if state.version >= events[-1].stream_version:
+                    await self._feed.store_state(table_id, state_view(state))
+                for envelope in events:
+                    await self._feed.publish(
+                        table_id,
+                        feed_message(
+                            envelope.stream_version,
+                            envelope.event_type,
+                            envelope.payload,
+                            envelope.occurred_at.isoformat(),
+                        ),
+                    )
+            except (RedisConnectionError, RedisTimeoutError) as error:
+                # Redis being away is not the event's fault: the runtime retries OSErrors
+                # until it is back instead of parking the event.
+                raise ConnectionError(f"redis unavailable: {error}") from error
