@@ -11,17 +11,9 @@ import statistics
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass
-from pathlib import Path
-from uuid import uuid4
 
-import asyncpg
-from aiokafka.admin import AIOKafkaAdminClient
-
-from teenpatti.databases import drop_database
-from teenpatti.devrun import ServiceProcesses, services
+from teenpatti.devrun import ServiceProcesses, isolated_system
 from teenpatti.settings import InfrastructureSettings
-
-DATABASES = ("table", "scanner", "wallet", "settlement")
 
 
 @dataclass(frozen=True)
@@ -69,33 +61,7 @@ class System:
 async def fresh_system(
     base_port: int = 18101, extra_env: dict[str, str] | None = None
 ) -> AsyncIterator[System]:
-    infrastructure = InfrastructureSettings()
-    suffix = uuid4().hex[:8]
-    names = {db: f"bench_{db}_{suffix}" for db in DATABASES}
-    prefix = f"bench{suffix}."
-    admin = await asyncpg.connect(infrastructure.postgres_dsn("postgres"))
-    try:
-        for name in names.values():
-            await admin.execute(f"CREATE DATABASE {name}")
-        env = {
-            "TP_TOPIC_PREFIX": prefix,
-            **{f"TP_{db.upper()}_DATABASE": name for db, name in names.items()},
-            **(extra_env or {}),
-        }
-        log_dir = Path(".local/logs") / f"bench-{suffix}"
-        async with ServiceProcesses(services(base_port), env=env, log_dir=log_dir) as processes:
-            yield System(
-                processes, infrastructure.model_copy(update={"topic_prefix": prefix}), names
-            )
-        for name in names.values():
-            await drop_database(admin, name)
-        kafka = AIOKafkaAdminClient(bootstrap_servers=infrastructure.kafka_servers)
-        await kafka.start()
-        try:
-            doomed = [t for t in await kafka.list_topics() if t.startswith(prefix)]
-            if doomed:
-                await kafka.delete_topics(doomed)
-        finally:
-            await kafka.close()
-    finally:
-        await admin.close()
+    async with isolated_system(
+        InfrastructureSettings(), label="bench", base_port=base_port, extra_env=extra_env
+    ) as system:
+        yield System(system.processes, system.settings, dict(system.databases))
