@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import random
 import socket
 import sys
 import time
@@ -38,6 +37,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import Figure, System, fresh_system, percentile
+from teenpatti.devrun import free_base_port
 from teenpatti.settings import InfrastructureSettings
 from teenpatti.simulator import BET_TYPES, OPERATOR_KEYS, SUPERVISOR_KEY
 
@@ -160,23 +160,6 @@ def profiling_env(app: str | None) -> dict[str, str]:
         "BENCH_PROFILE_APP": app,
         "BENCH_PROFILE_DIR": str(directory),
     }
-
-
-def free_port_block(size: int = 4) -> int:
-    """`size` consecutive free ports below the ephemeral range."""
-    while True:
-        base = random.randrange(20_000, 32_000 - size)
-        if all(_port_free(base + n) for n in range(size)):
-            return base
-
-
-def _port_free(port: int) -> bool:
-    with socket.socket() as probe:
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-        return True
 
 
 # ---------------------------------------------------------------------- the studio's hands
@@ -460,9 +443,7 @@ async def measure(quick: bool, profile: str | None = None) -> list[Figure]:
     slips = 2_000 if quick else 15_000
     load_seconds = 5.0 if quick else 20.0
     players = [f"bench-{n:04d}" for n in range(4 * CONCURRENCY)]
-    async with fresh_system(
-        base_port=free_port_block(), extra_env=profiling_env(profile)
-    ) as system:
+    async with fresh_system(base_port=free_base_port(), extra_env=profiling_env(profile)) as system:
         studio = Studio(system)
         round_id = await studio.open_table("BI1", betting_seconds=600)
         await studio.fund(players, 10**12)

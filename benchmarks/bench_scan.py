@@ -32,7 +32,6 @@ import asyncio
 import contextlib
 import json
 import random
-import socket
 import sys
 import time
 import urllib.parse
@@ -52,6 +51,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import Figure, System, fresh_system, percentile
+from teenpatti.devrun import free_base_port
 from teenpatti.engine import DECK
 from teenpatti.events.contracts import EventEnvelope
 from teenpatti.eventsourcing import kafka_producer
@@ -150,21 +150,6 @@ class HttpPool:
 
 
 # ------------------------------------------------------------------------------ the studio
-def free_port_block(size: int = 4) -> int:
-    """`size` consecutive free ports below the kernel's ephemeral range."""
-    while True:
-        base = random.randrange(20_000, 32_000 - size)
-        if all(_port_free(base + n) for n in range(size)):
-            return base
-
-
-def _port_free(port: int) -> bool:
-    with socket.socket() as probe:
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-        return True
 
 
 @dataclass
@@ -633,7 +618,7 @@ async def measure(quick: bool) -> list[Figure]:
     watched = min(tables, 50)
     rounds = 3 if quick else 5
     hop_samples = 100 if quick else 300
-    async with fresh_system(base_port=free_port_block()) as system:
+    async with fresh_system(base_port=free_base_port()) as system:
         print(f"raw hops ({hop_samples} round trips each)...", flush=True)
         kafka = await kafka_round_trips(system.settings, hop_samples)
         postgres = await postgres_round_trips(

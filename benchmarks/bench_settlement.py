@@ -41,12 +41,12 @@ from benchmarks.bench_intake import (
     HttpError,
     Studio,
     connection_to,
-    free_port_block,
     post_slip,
     print_table,
     profiling_env,
 )
 from benchmarks.common import Figure, System, fresh_system
+from teenpatti.devrun import free_base_port
 from teenpatti.settings import InfrastructureSettings
 from teenpatti.simulator import BET_TYPES, SUPERVISOR_KEY
 
@@ -286,9 +286,7 @@ async def measure(quick: bool, profile: str | None = None) -> list[Figure]:
     sizes = [1_000] if quick else [1_000, 10_000, 100_000]
     players = [f"settle-{n:04d}" for n in range(PLAYERS)]
     results: list[tuple[Stages, float]] = []
-    async with fresh_system(
-        base_port=free_port_block(), extra_env=profiling_env(profile)
-    ) as system:
+    async with fresh_system(base_port=free_base_port(), extra_env=profiling_env(profile)) as system:
         studio = Studio(system)
         await studio.fund(players, 10**12)
         slips_per_second = 60.0  # a cautious first guess, then what the last size achieved

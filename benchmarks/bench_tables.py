@@ -44,11 +44,11 @@ if __package__ in (None, ""):
 from benchmarks.bench_scan import (
     DEALER_HAND_SECONDS,
     Studio,
-    free_port_block,
     print_figures,
     spawn,
 )
 from benchmarks.common import Figure, System, fresh_system, percentile
+from teenpatti.devrun import free_base_port
 from teenpatti.settings import InfrastructureSettings
 
 BENCHMARK = "tables"
@@ -150,7 +150,7 @@ async def lateness(system: System, margin: float) -> tuple[list[float], int, int
 
 async def run_step(tables: int, window: float) -> Step:
     step = Step(tables)
-    async with fresh_system(base_port=free_port_block()) as system:
+    async with fresh_system(base_port=free_base_port()) as system:
         studio = Studio.of(system, connections=128)
         stop = asyncio.Event()
         dealing = asyncio.create_task(dealers(system, studio, stop))

@@ -174,24 +174,7 @@ class WalletConsumers:
         balance_after = await db.add_to_balance(
             connection, operator_id, player_id, event.currency, event.returned
         )
-        reference = f"bet:{event.bet_id}"
-        await db.record_ledger(
-            connection,
-            [
-                db.LedgerEntry(
-                    "house", operator_id, None, event.currency, -event.returned, "return", reference
-                ),
-                db.LedgerEntry(
-                    "player",
-                    operator_id,
-                    player_id,
-                    event.currency,
-                    event.returned,
-                    "return",
-                    reference,
-                ),
-            ],
-        )
+        await db.record_ledger(connection, _return_entries(event, operator_id, player_id))
         await db.mark_paid(connection, event.bet_id, event.outcome, event.returned, self._clock())
         await self._store.append(
             db.player_stream(operator_id, player_id),
@@ -242,21 +225,7 @@ class WalletConsumers:
             operator_id, player_id = bet["operator_id"], bet["player_id"]
             key = (operator_id, player_id, event.currency)
             running[key] += event.returned
-            reference = f"bet:{event.bet_id}"
-            ledger += [
-                db.LedgerEntry(
-                    "house", operator_id, None, event.currency, -event.returned, "return", reference
-                ),
-                db.LedgerEntry(
-                    "player",
-                    operator_id,
-                    player_id,
-                    event.currency,
-                    event.returned,
-                    "return",
-                    reference,
-                ),
-            ]
+            ledger += _return_entries(event, operator_id, player_id)
             paid[(operator_id, player_id)].append(
                 (envelope, _bet_paid(event, bet, balance_after=running[key]))
             )
@@ -316,6 +285,19 @@ def _payable(bet: asyncpg.Record | None, event: BetSettled, envelope: EventEnvel
         log.info("bet %s is already paid; BetSettled %s ignored", event.bet_id, envelope.event_id)
         return False
     return True
+
+
+def _return_entries(event: BetSettled, operator_id: str, player_id: str) -> list[db.LedgerEntry]:
+    """The ledger's two sides of a payment: out of the house, into the player's account."""
+    reference = f"bet:{event.bet_id}"
+    return [
+        db.LedgerEntry(
+            "house", operator_id, None, event.currency, -event.returned, "return", reference
+        ),
+        db.LedgerEntry(
+            "player", operator_id, player_id, event.currency, event.returned, "return", reference
+        ),
+    ]
 
 
 def _bet_paid(event: BetSettled, bet: asyncpg.Record, *, balance_after: int) -> BetPaid:
