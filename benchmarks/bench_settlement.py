@@ -282,8 +282,10 @@ async def raw_batched_inserts(settings: InfrastructureSettings, rows: int) -> fl
         await admin.close()
 
 
-async def measure(quick: bool, profile: str | None = None) -> list[Figure]:
-    sizes = [1_000] if quick else [1_000, 10_000, 100_000]
+async def measure(
+    quick: bool, profile: str | None = None, sizes: Sequence[int] | None = None
+) -> list[Figure]:
+    sizes = sizes or ([1_000] if quick else [1_000, 10_000, 100_000])
     players = [f"settle-{n:04d}" for n in range(PLAYERS)]
     results: list[tuple[Stages, float]] = []
     async with fresh_system(base_port=free_base_port(), extra_env=profiling_env(profile)) as system:
@@ -328,8 +330,11 @@ def main() -> None:
     parser.add_argument(
         "--profile", metavar="PACKAGE", help="run this service (e.g. wallet_service) under cProfile"
     )
+    parser.add_argument(
+        "--sizes", type=int, nargs="+", metavar="BETS", help="round sizes instead of the defaults"
+    )
     args = parser.parse_args()
-    print_table(asyncio.run(measure(args.quick, args.profile)))
+    print_table(asyncio.run(measure(args.quick, args.profile, args.sizes)))
 
 
 if __name__ == "__main__":

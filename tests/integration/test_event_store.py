@@ -9,7 +9,13 @@ from uuid import uuid4
 import asyncpg
 import pytest
 
-from teenpatti.eventsourcing import AsyncpgEventStore, ConcurrencyError, GlobalPosition
+from teenpatti.audit.chain import Finding, Row, verify_stream
+from teenpatti.eventsourcing import (
+    AsyncpgEventStore,
+    ConcurrencyError,
+    GlobalPosition,
+    StreamAppend,
+)
 
 from .sample_events import counted, registry
 
@@ -169,3 +175,119 @@ async def test_bad_append_arguments_are_refused(
         with pytest.raises(ValueError, match=message):
             await store.append("round-1", stream_version, [counted(1)], table_id="T1")
     assert await store.read_all() == []
+
+
+async def _chain_findings(pool: asyncpg.Pool, stream_id: str) -> tuple[list[Finding], int]:
+    """The audit's verdict on one stream's hash chain: its findings and how many are chained."""
+    records = await pool.fetch(
+        "SELECT *, payload::text AS payload_text FROM events WHERE stream_id = $1"
+        " ORDER BY stream_version",
+        stream_id,
+    )
+    rows = [
+        Row(
+            store="tests",
+            **{field: r[field] for field in _ROW_FIELDS},
+            payload_text=r["payload_text"],
+            hash=None if r["hash"] is None else bytes(r["hash"]),
+        )
+        for r in records
+    ]
+    findings, chained, _ = verify_stream(rows, len(rows))
+    return findings, chained
+
+
+_ROW_FIELDS = [
+    "stream_id",
+    "stream_version",
+    "event_id",
+    "event_type",
+    "schema_version",
+    "table_id",
+    "occurred_at",
+    "correlation_id",
+    "causation_id",
+    "producer",
+    "transaction_id",
+    "position",
+]
+
+
+async def test_append_many_writes_several_streams_in_one_statement(
+    store: AsyncpgEventStore, pool: asyncpg.Pool
+) -> None:
+    await store.append("player-1", 0, [counted(1), counted(2)], table_id="T1")
+    cause_a, cause_b = uuid4(), uuid4()
+    correlation = uuid4()
+    async with pool.acquire() as connection, connection.transaction():
+        results = await store.append_many(
+            [
+                StreamAppend("player-1", 2, [counted(3), counted(4)], "T1", correlation),
+                StreamAppend("player-2", 0, [counted(5)], "T2", causation_ids=[cause_b]),
+                StreamAppend("player-3", 0, [counted(6)], "T1", causation_ids=[cause_a]),
+            ],
+            connection=connection,
+        )
+
+    assert [r.stream_version for r in results] == [4, 1, 1]
+    one, two, three = [await store.read_stream(f"player-{n}") for n in (1, 2, 3)]
+    assert [e.payload["chips"] for e in one] == [1, 2, 3, 4]
+    assert [e.event_id for e in one[2:]] == list(results[0].event_ids)
+    assert {e.correlation_id for e in one[2:]} == {correlation}
+    assert [(e.payload["chips"], e.causation_id, e.table_id) for e in two + three] == [
+        (5, cause_b, "T2"),
+        (6, cause_a, "T1"),
+    ]
+    assert [await store.stream_version(f"player-{n}") for n in (1, 2, 3)] == [4, 1, 1]
+    for stream in ("player-1", "player-2", "player-3"):
+        findings, chained = await _chain_findings(pool, stream)
+        assert findings == [] and chained == len(await store.read_stream(stream))
+
+
+async def test_append_many_is_all_or_nothing(store: AsyncpgEventStore, pool: asyncpg.Pool) -> None:
+    await store.append("player-1", 0, [counted(1)], table_id="T1")
+    await store.append("player-2", 0, [counted(2), counted(3)], table_id="T1")
+    async with pool.acquire() as connection, connection.transaction():
+        await connection.execute("CREATE TABLE beside (n int)")
+        await connection.execute("INSERT INTO beside VALUES (1)")
+        with pytest.raises(
+            ConcurrencyError, match=r"^stream 'player-2' is at version 2, not the expected 1$"
+        ):
+            await store.append_many(
+                [
+                    StreamAppend("player-1", 1, [counted(4)], "T1"),  # would succeed
+                    StreamAppend("player-2", 1, [counted(5)], "T1"),  # stale
+                    StreamAppend("player-3", 0, [counted(6)], "T1"),  # new
+                ],
+                connection=connection,
+            )
+        # the caller's transaction goes on, without any of the three appends
+        assert await connection.fetchval("SELECT count(*) FROM beside") == 1
+
+    assert [await store.stream_version(f"player-{n}") for n in (1, 2, 3)] == [1, 2, 0]
+    assert len(await store.read_all()) == 3
+
+
+@pytest.mark.parametrize(
+    ("appends", "message"),
+    [
+        (
+            [StreamAppend("p", 0, [counted(1)], "T1"), StreamAppend("p", 1, [counted(2)], "T1")],
+            "one StreamAppend per stream",
+        ),
+        ([StreamAppend("p", 0, [], "T1")], "nothing to append to 'p'"),
+        ([StreamAppend("p", -1, [counted(1)], "T1")], "expected_version must be >= 0"),
+        (
+            [StreamAppend("p", 0, [counted(1)], "T1", causation_ids=[None, None])],
+            "one causation id per event",
+        ),
+    ],
+)
+async def test_bad_append_many_arguments_are_refused(
+    store: AsyncpgEventStore, pool: asyncpg.Pool, appends: list[StreamAppend], message: str
+) -> None:
+    async with pool.acquire() as connection:
+        with pytest.raises(ValueError, match=message):
+            await store.append_many(appends, connection=connection)
+    assert await store.read_all() == []
+    assert await store.stream_version("p") == 0

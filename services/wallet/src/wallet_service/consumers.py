@@ -27,7 +27,7 @@ from teenpatti.events.catalog import (
     RoundResumed,
     registry,
 )
-from teenpatti.eventsourcing import AsyncpgEventStore
+from teenpatti.eventsourcing import AsyncpgEventStore, StreamAppend
 
 from .adapters import postgres as db
 from .domain import CANCELLED, CLOSED, OPEN, SEALED, UnknownBetError, seal_book
@@ -235,24 +235,36 @@ class WalletConsumers:
             [(event.bet_id, event.outcome, event.returned) for _, event, _ in payments],
             self._clock(),
         )
-        for (operator_id, player_id), events in paid.items():
-            version = versions[(operator_id, player_id)]
-            # one append per run of events with the same table and correlation (the append
-            # takes one of each), in the order the balances ran
-            for (table_id, correlation_id), run in groupby(
-                events, key=lambda item: (item[1].table_id, item[0].correlation_id)
-            ):
-                items = list(run)
-                await self._store.append(
-                    db.player_stream(operator_id, player_id),
-                    version,
-                    [bet_paid for _, bet_paid in items],
-                    table_id=table_id,
-                    correlation_id=correlation_id,
-                    causation_ids=[envelope.event_id for envelope, _ in items],
-                    connection=connection,
+        # Each player's events go in runs with the same table and correlation (an append takes
+        # one of each), in the order the balances ran; the next run of every player is
+        # appended in one statement.
+        runs = {
+            player: [
+                list(run)
+                for _, run in groupby(
+                    events, key=lambda item: (item[1].table_id, item[0].correlation_id)
                 )
-                version += len(items)
+            ]
+            for player, events in paid.items()
+        }
+        while runs:
+            appends = []
+            for (operator_id, player_id), pending in list(runs.items()):
+                items = pending.pop(0)
+                appends.append(
+                    StreamAppend(
+                        db.player_stream(operator_id, player_id),
+                        versions[(operator_id, player_id)],
+                        [bet_paid for _, bet_paid in items],
+                        table_id=items[0][1].table_id,
+                        correlation_id=items[0][0].correlation_id,
+                        causation_ids=[envelope.event_id for envelope, _ in items],
+                    )
+                )
+                versions[(operator_id, player_id)] += len(items)
+                if not pending:
+                    del runs[(operator_id, player_id)]
+            await self._store.append_many(appends, connection=connection)
 
 
 def _payable(bet: asyncpg.Record | None, event: BetSettled, envelope: EventEnvelope) -> bool:

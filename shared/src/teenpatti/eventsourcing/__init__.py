@@ -15,6 +15,7 @@ from teenpatti.eventsourcing.store import (
     EventStoreError,
     GlobalPosition,
     StoredEvent,
+    StreamAppend,
 )
 from teenpatti.eventsourcing.topics import TopicConfigurationError, ensure_topics, partition_for
 
@@ -30,6 +31,7 @@ __all__ = [
     "KafkaEventConsumer",
     "KafkaOutboxRelay",
     "StoredEvent",
+    "StreamAppend",
     "TopicConfigurationError",
     "each_in_order",
     "ensure_topics",

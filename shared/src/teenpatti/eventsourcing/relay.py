@@ -18,6 +18,7 @@ import zlib
 import asyncpg
 from aiokafka import AIOKafkaProducer
 from aiokafka.errors import KafkaError
+from aiokafka.producer.message_accumulator import BatchBuilder
 
 from teenpatti.eventsourcing.store import (
     NOTIFY_CHANNEL,
@@ -25,6 +26,7 @@ from teenpatti.eventsourcing.store import (
     GlobalPosition,
     StoredEvent,
 )
+from teenpatti.eventsourcing.topics import partition_for
 from teenpatti.transient import SERVER_UNAVAILABLE
 
 log = logging.getLogger(__name__)
@@ -182,13 +184,32 @@ class KafkaOutboxRelay:
         self._wake.set()
 
     async def _publish(self, events: list[StoredEvent]) -> None:
-        deliveries = [
-            await self._producer.send(
-                self._topic, value=event.to_json_bytes(), key=event.table_id.encode()
-            )
-            for event in events
-        ]
+        """Send `events` and wait until Kafka acknowledged all of them. Records are packed into
+        one batch per partition (in order; a full batch is sent and a new one started): a
+        producer `send` per record costs about seven times as much Python per event."""
+        partitions = len(await self._producer.partitions_for(self._topic))
+        open_batches: dict[int, BatchBuilder] = {}
+        deliveries: list[asyncio.Future[object]] = []
+        for event in events:
+            key, value = event.table_id.encode(), event.to_json_bytes()
+            partition = partition_for(event.table_id, partitions)
+            batch = open_batches.get(partition)
+            if batch is None or batch.append(key=key, value=value, timestamp=None) is None:
+                if batch is not None:
+                    deliveries.append(await self._send(batch, partition))
+                batch = open_batches[partition] = self._producer.create_batch()
+                if batch.append(key=key, value=value, timestamp=None) is None:
+                    raise ValueError(f"event {event.event_id} is larger than a producer batch")
+        for partition, batch in open_batches.items():
+            deliveries.append(await self._send(batch, partition))
         await asyncio.gather(*deliveries)
+
+    async def _send(self, batch: BatchBuilder, partition: int) -> asyncio.Future[object]:
+        batch.close()
+        future: asyncio.Future[object] = await self._producer.send_batch(
+            batch, self._topic, partition=partition
+        )
+        return future
 
     async def _save_checkpoint(
         self, position: GlobalPosition, connection: asyncpg.Connection | None = None

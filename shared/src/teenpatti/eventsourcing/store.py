@@ -26,7 +26,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import Any, NoReturn, cast
 from uuid import UUID, uuid4
 
 import asyncpg
@@ -188,6 +188,53 @@ _APPEND_EXISTING_STREAM = (
 )
 
 
+# `append_many`: one statement for any number of streams. (For the one-stream appends of most
+# commands it measured about a third slower than the statements above, hence both.) $1-$5
+# describe the streams (one element each), $6-$11 the events (one each, `k` naming the
+# event's stream by its index), $12 and $13 occurred_at and producer. Every stream is bumped
+# from its expected version (or created, for 0); the events are stored only if all were, and
+# chained per stream by a window aggregate from the hash at the expected version, as above.
+_APPEND_MANY = f"""
+WITH s AS (
+    SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::text[], $5::uuid[])
+        WITH ORDINALITY AS s(stream_id, expected, new_version, table_id, correlation_id, k)
+), bumped AS (
+    UPDATE streams SET version = s.new_version FROM s
+     WHERE s.expected > 0 AND streams.stream_id = s.stream_id AND streams.version = s.expected
+    RETURNING 1
+), created AS (
+    INSERT INTO streams (stream_id, version)
+    SELECT stream_id, new_version FROM s WHERE expected = 0
+    ON CONFLICT (stream_id) DO NOTHING
+    RETURNING 1
+), chain_start AS (
+    SELECT s.*, CASE WHEN s.expected = 0 THEN {_ZERO_HASH}
+                ELSE (SELECT coalesce(hash, {_ZERO_HASH}) FROM events
+                       WHERE stream_id = s.stream_id AND stream_version = s.expected)
+                END AS previous
+      FROM s
+)
+INSERT INTO events (stream_id, stream_version, event_id, event_type, schema_version, table_id,
+                    occurred_at, correlation_id, causation_id, producer, payload, hash)
+SELECT c.stream_id, e.stream_version, e.event_id, e.event_type, e.schema_version, c.table_id,
+       $12, c.correlation_id, e.causation_id, $13, e.payload,
+       events_chain_agg(
+           c.previous,
+           events_canonical(c.stream_id, e.stream_version, e.event_id, e.event_type,
+                            e.schema_version, c.table_id, $12, c.correlation_id,
+                            e.causation_id, $13, e.payload::text)
+       ) OVER (PARTITION BY e.k ORDER BY e.n)
+FROM (SELECT u.*, gen_random_uuid() AS event_id
+        FROM unnest($6::bigint[], $7::int[], $8::text[], $9::int[], $10::jsonb[], $11::uuid[])
+             WITH ORDINALITY AS u(k, stream_version, event_type, schema_version, payload,
+                                  causation_id, n)) AS e
+JOIN chain_start AS c ON c.k = e.k
+WHERE (SELECT count(*) FROM bumped) + (SELECT count(*) FROM created) = (SELECT count(*) FROM s)
+ORDER BY e.n
+RETURNING stream_id, stream_version, position, event_id
+"""
+
+
 class EventStoreError(Exception):
     pass
 
@@ -311,6 +358,26 @@ class StoredEvent(asyncpg.Record):  # type: ignore[misc]
 
 
 @dataclass(frozen=True, slots=True)
+class StreamAppend:
+    """Events to append to one stream after its `expected_version` (see `append`)."""
+
+    stream_id: str
+    expected_version: int
+    events: Sequence[Event]
+    table_id: str
+    correlation_id: UUID | None = None
+    causation_ids: Sequence[UUID | None] | None = None  # one per event
+
+    def check(self) -> None:
+        if not self.events:
+            raise ValueError(f"nothing to append to {self.stream_id!r}")
+        if self.expected_version < 0:
+            raise ValueError(f"expected_version must be >= 0, not {self.expected_version}")
+        if self.causation_ids is not None and len(self.causation_ids) != len(self.events):
+            raise ValueError("give causation_id or one causation id per event, not both")
+
+
+@dataclass(frozen=True, slots=True)
 class AppendResult:
     stream_version: int
     event_ids: tuple[UUID, ...]
@@ -354,14 +421,13 @@ class AsyncpgEventStore:
         joins the caller's transaction, so state the caller writes beside it commits or
         rolls back together with the events.
         """
-        if not events:
-            raise ValueError("nothing to append")
         if causation_ids is None:
             causation_ids = [causation_id] * len(events)
-        elif causation_id is not None or len(causation_ids) != len(events):
+        elif causation_id is not None:
             raise ValueError("give causation_id or one causation id per event, not both")
-        if expected_version < 0:
-            raise ValueError(f"expected_version must be >= 0, not {expected_version}")
+        StreamAppend(
+            stream_id, expected_version, events, table_id, causation_ids=causation_ids
+        ).check()
         new_version = expected_version + len(events)
         query = _APPEND_NEW_STREAM if expected_version == 0 else _APPEND_EXISTING_STREAM
         args = (
@@ -380,18 +446,80 @@ class AsyncpgEventStore:
         executor = connection if connection is not None else self._pool
         rows = sorted(await executor.fetch(query, *args))
         if not rows:
-            current = await executor.fetchval(
-                "SELECT version FROM streams WHERE stream_id = $1", stream_id
-            )
-            raise ConcurrencyError(
-                f"stream {stream_id!r} is at version {current or 0}, "
-                f"not the expected {expected_version}"
+            await _raise_conflict(
+                executor, [StreamAppend(stream_id, expected_version, events, table_id)]
             )
         return AppendResult(
             stream_version=new_version,
             event_ids=tuple(row[2] for row in rows),
             positions=tuple(row[1] for row in rows),
         )
+
+    async def append_many(
+        self,
+        appends: Sequence[StreamAppend],
+        *,
+        connection: asyncpg.Connection,
+        occurred_at: datetime | None = None,
+    ) -> list[AppendResult]:
+        """`append` to several streams in one statement (one round trip), all or none: a
+        ConcurrencyError leaves none of them appended. Joins `connection`'s transaction."""
+        if len({appended.stream_id for appended in appends}) != len(appends):
+            raise ValueError("one StreamAppend per stream")
+        # in a transaction (or savepoint) of its own: a conflict undoes the streams bumped
+        transaction = connection.transaction()
+        await transaction.start()
+        try:
+            results = await self._append(connection, appends, occurred_at)
+        except BaseException:
+            await transaction.rollback()
+            raise
+        if results is None:
+            await transaction.rollback()
+            await _raise_conflict(connection, appends)
+        await transaction.commit()
+        return results
+
+    async def _append(
+        self,
+        executor: asyncpg.Connection | asyncpg.Pool,
+        appends: Sequence[StreamAppend],
+        occurred_at: datetime | None,
+    ) -> list[AppendResult] | None:
+        """The statement; None when a stream was not at its expected version."""
+        streams: tuple[list[Any], ...] = ([], [], [], [], [])
+        events: tuple[list[Any], ...] = ([], [], [], [], [], [])
+        for k, appended in enumerate(appends, start=1):
+            appended.check()
+            streams[0].append(appended.stream_id)
+            streams[1].append(appended.expected_version)
+            streams[2].append(appended.expected_version + len(appended.events))
+            streams[3].append(appended.table_id)
+            streams[4].append(appended.correlation_id or uuid4())
+            causes = appended.causation_ids or [None] * len(appended.events)
+            for n, (event, cause) in enumerate(zip(appended.events, causes, strict=True), 1):
+                events[0].append(k)
+                events[1].append(appended.expected_version + n)
+                events[2].append(event.event_type)
+                events[3].append(event.schema_version)
+                events[4].append(event.model_dump_json())
+                events[5].append(cause)
+        rows = await executor.fetch(
+            _APPEND_MANY, *streams, *events, occurred_at or datetime.now(UTC), self._producer
+        )
+        if not rows:
+            return None
+        stored: dict[str, list[asyncpg.Record]] = {}
+        for row in sorted(rows, key=lambda row: row[2]):
+            stored.setdefault(row[0], []).append(row)
+        return [
+            AppendResult(
+                stream_version=appended.expected_version + len(appended.events),
+                event_ids=tuple(row[3] for row in stored[appended.stream_id]),
+                positions=tuple(row[2] for row in stored[appended.stream_id]),
+            )
+            for appended in appends
+        ]
 
     async def stream_version(self, stream_id: str) -> int:
         version = await self._pool.fetchval(
@@ -443,3 +571,22 @@ class AsyncpgEventStore:
                 after.position,
             )
         )
+
+
+async def _raise_conflict(
+    executor: asyncpg.Connection | asyncpg.Pool, appends: Sequence[StreamAppend]
+) -> NoReturn:
+    """Raise ConcurrencyError naming the streams not at their expected versions."""
+    current = dict(
+        await executor.fetch(
+            "SELECT stream_id, version FROM streams WHERE stream_id = ANY($1::text[])",
+            [appended.stream_id for appended in appends],
+        )
+    )
+    moved = [
+        f"stream {a.stream_id!r} is at version {current.get(a.stream_id, 0)},"
+        f" not the expected {a.expected_version}"
+        for a in appends
+        if current.get(a.stream_id, 0) != a.expected_version
+    ]
+    raise ConcurrencyError("; ".join(moved) or "a stream moved on while appending")
