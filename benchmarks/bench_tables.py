@@ -241,7 +241,7 @@ async def raw_clock_capacity(steps: list[int]) -> int:
 
 
 # ------------------------------------------------------------------------------------ main
-async def measure(quick: bool) -> list[Figure]:
+async def measure(quick: bool, steps: list[int] | None = None) -> list[Figure]:
     print(
         f"raw limits: deadlines over one {CYCLE_SECONDS:g} s round cycle, 2 per table...",
         flush=True,
@@ -251,7 +251,7 @@ async def measure(quick: bool) -> list[Figure]:
     clock_steps = [500, 2000] if quick else [500, 1000, 2000, 4000, 8000, 16_000]
     raw_clocks = await raw_clock_capacity(clock_steps)
 
-    table_steps = [20, 50] if quick else [50, 100, 200, 400, 800, 1000]
+    table_steps = steps or ([20, 50] if quick else [50, 100, 200, 400, 800, 1000])
     window = 25.0 if quick else 40.0
     print(
         f"tables: betting {BETTING_SECONDS:g} s, result pause {RESULT_PAUSE_SECONDS:g} s,"
@@ -308,8 +308,15 @@ async def measure(quick: bool) -> list[Figure]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="20 and 50 tables, shorter runs")
+    parser.add_argument(
+        "--steps",
+        type=int,
+        nargs="+",
+        metavar="TABLES",
+        help="table counts instead of the defaults",
+    )
     args = parser.parse_args()
-    print_figures(asyncio.run(measure(args.quick)))
+    print_figures(asyncio.run(measure(args.quick, args.steps)))
 
 
 if __name__ == "__main__":

@@ -81,7 +81,7 @@ async def play_rounds(
                 scanned_at=clock.now,
             )
             async with service.store.pool.acquire() as connection, connection.transaction():
-                await service.handle_scan(connection, scan)
+                await service.handle_scans(connection, [scan])
     # the pause after the last round's result, then an unfinished round in betting
     clock.advance(1.0)
     await service.tick(table_id)

@@ -6,10 +6,16 @@ from __future__ import annotations
 import asyncio
 from datetime import datetime
 
+import asyncpg
+import httpx
+
 from table_service.app import create_app
 from table_service.config import TableSettings
+from table_service.domain import OpenTable
+from table_service.handlers import TableService
 from teenpatti import engine
 from teenpatti.events.catalog import TABLE_EVENTS
+from teenpatti.eventsourcing import AsyncpgEventStore
 from tests.integration.services import collect, running
 
 from .helpers import (
@@ -343,3 +349,113 @@ async def test_two_instances_share_the_tables_and_one_takes_over_when_the_other_
                 assert [d["payload"]["card"] for d in dealt] == cards
                 assert len(of_type(events, "BettingClosed", round_id=round_id)) == 1
                 assert len(of_type(events, "RoundClosed", round_id=round_id)) == 1
+
+
+async def test_a_clock_sleeps_until_its_deadline_and_hears_of_changes_made_anywhere(
+    table_settings: TableSettings,
+) -> None:
+    """The owner's clocks neither poll nor nap short here (60 s): everything they learn
+    comes from the `table_changed` notifications. Commands go through a second service on
+    the same database (another instance's HTTP edge, which runs no clocks), and the cards
+    through the owner's consumer, which does not tell its clocks directly."""
+    sleepy = table_settings.model_copy(
+        update={"clock_poll_seconds": 60.0, "clock_max_nap_seconds": 60.0}
+    )
+    table_id = new_table_id()
+    async with running(create_app(sleepy)) as client:
+        await wait_for_partitions(client)
+        pool = await asyncpg.create_pool(table_settings.postgres_dsn(table_settings.table_database))
+        try:
+            elsewhere = TableService(AsyncpgEventStore(pool, "table"), table_settings)
+            command = OpenTable(table_id, "Elsewhere", 2.0, 0.2, table_body(table_id)["limits"])
+            await elsewhere.open_table(command, "supervisor-2")
+            # a clock starts for the new table, opens a round and closes its betting
+            await wait_for(client, table_id, count("BettingClosed"), timeout=20)
+            for card in CARDS:
+                await scan(table_settings, table_id, card)
+            # the last card's RoundClosed gives the sleeping clock its next deadline
+            await wait_for(client, table_id, count("RoundOpened", 2), timeout=20)
+            round_2 = f"{table_id}-000002"
+            await elsewhere.pause(table_id, "supervisor-2", "camera down")
+            await asyncio.sleep(2.5)  # past the original deadline: the pause holds it
+            events = await events_of(client, table_id)
+            assert of_type(events, "BettingClosed", round_id=round_2) == []
+            await elsewhere.resume(table_id, "supervisor-2")
+            # the deadline the resume set (the time left, under 2 s) is kept
+            events = await wait_for(
+                client, table_id, count("BettingClosed", round_id=round_2), timeout=20
+            )
+        finally:
+            await pool.close()
+    [resumed] = of_type(events, "RoundResumed", round_id=round_2)
+    [closed] = of_type(events, "BettingClosed", round_id=round_2)
+    assert closed["position"] == resumed["position"] + 1
+    assert datetime.fromisoformat(closed["payload"]["closed_at"]) >= datetime.fromisoformat(
+        resumed["payload"]["betting_closes_at"]
+    )
+
+
+async def wait_for_partitions(client: httpx.AsyncClient) -> None:
+    """Until the instance owns its `table-scans` partitions (and so runs clocks)."""
+    async with asyncio.timeout(30):
+        while not (await client.get("/clocks", headers=DEALER)).json()["partitions"]:
+            await asyncio.sleep(0.1)
+
+
+async def test_scans_that_arrive_together_are_dealt_together_in_order(
+    table_settings: TableSettings,
+) -> None:
+    tables = [new_table_id(), new_table_id()]
+    async with running(create_app(table_settings)) as client:
+        for table_id in tables:
+            await open_table(client, table_id, betting_seconds=0.5, result_pause_seconds=60)
+        for table_id in tables:
+            await wait_for(client, table_id, count("BettingClosed"))
+    # the service is down: the scans wait in Kafka and come back in one poll per partition
+    for card in CARDS:
+        for table_id in tables:
+            await scan(table_settings, table_id, card)
+    never = new_table_id()
+    await scan(table_settings, never, "AS")
+    await scan(table_settings, never, "KS")
+    await scan(table_settings, tables[0], "KD")  # a seventh card
+
+    async with running(create_app(table_settings)) as client:
+        dealt = {}
+        for table_id in tables:
+            events = await wait_for(client, table_id, count("RoundClosed"))
+            dealt[table_id] = of_type(events, "CardDealt")
+            assert [d["payload"]["card"] for d in dealt[table_id]] == CARDS
+            assert [d["payload"]["position"] for d in dealt[table_id]] == [
+                "A1",
+                "B1",
+                "A2",
+                "B2",
+                "A3",
+                "B3",
+            ]
+        events = await wait_for(client, tables[0], count("CardRefused"))
+        [seventh] = of_type(events, "CardRefused")
+        assert seventh["payload"]["card"] == "KD"
+        assert seventh["payload"]["reason"] == "no_round_dealing"
+
+    connection = await asyncpg.connect(table_settings.postgres_dsn(table_settings.table_database))
+    try:
+        for table_id in tables:
+            transactions = await connection.fetchval(
+                "SELECT count(DISTINCT transaction_id) FROM events"
+                " WHERE table_id = $1 AND event_type IN ('CardDealt', 'RoundClosed')",
+                table_id,
+            )
+            assert transactions <= 2, "a poll's cards are dealt in one transaction"
+        refused = await connection.fetch(
+            "SELECT stream_version, payload->>'card' AS card, payload->>'reason' AS reason"
+            " FROM events WHERE stream_id = $1 ORDER BY stream_version",
+            f"unknown-table-{never}",
+        )
+    finally:
+        await connection.close()
+    assert [(r["stream_version"], r["card"], r["reason"]) for r in refused] == [
+        (1, "AS", "unknown_table"),
+        (2, "KS", "unknown_table"),
+    ]

@@ -77,10 +77,12 @@ def create_app(settings: TableSettings | None = None) -> FastAPI:
                 clocks=clocks,
             )
             app.state.clocks = clocks
+            on_scans = ScanHandler(service)
             runtime.consume(
                 "scans",
                 [SCANNER_EVENTS],
-                ScanHandler(service),
+                on_scans,
+                batch_handler=on_scans.batch,
                 on_assigned=clocks.assigned,
                 on_revoked=clocks.revoked,
             )

@@ -23,11 +23,17 @@ class ScanHandler:
         self._service = service
 
     async def __call__(self, connection: asyncpg.Connection, envelope: EventEnvelope) -> None:
-        if envelope.event_type != CardScanned.event_type:
-            return
-        scan = registry.decode_envelope(envelope)
-        assert isinstance(scan, CardScanned)
-        await self._service.handle_scan(connection, scan)
+        await self.batch(connection, [envelope])
+
+    async def batch(self, connection: asyncpg.Connection, envelopes: list[EventEnvelope]) -> None:
+        scans: list[CardScanned] = []
+        for envelope in envelopes:
+            if envelope.event_type == CardScanned.event_type:
+                scan = registry.decode_envelope(envelope)
+                assert isinstance(scan, CardScanned)
+                scans.append(scan)
+        if scans:
+            await self._service.handle_scans(connection, scans)
 
 
 class FeedHandler:

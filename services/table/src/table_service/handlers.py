@@ -30,6 +30,7 @@ from .domain import (
     decide_resume,
     decide_scan,
     evolve_all,
+    next_clock_time,
     refuse_unknown_table,
     stream_id_for,
     unknown_table_stream_id,
@@ -61,7 +62,7 @@ class TableService:
         self.repository = TableRepository(store.pool)
         self.pause_timeout = timedelta(seconds=settings.pause_timeout_seconds)
         # told the table id after each append here (the clock manager starts clocks at once)
-        self.on_appended: Callable[[str], None] | None = None
+        self.on_appended: Callable[[TableState], None] | None = None
 
     def partition_of(self, table_id: str) -> int:
         return partition_for(table_id, self.settings.kafka_partitions)
@@ -104,17 +105,29 @@ class TableService:
         return await self.execute(table_id, lambda s, now: decide_clock(s, now, self.pause_timeout))
 
     # -------------------------------------------------------------- scans (Kafka)
-    async def handle_scan(self, connection: asyncpg.Connection, scan: CardScanned) -> None:
-        """Deal or refuse a scanned card, inside the consumer's transaction. A ConcurrencyError
-        rolls the transaction back and the consumer runtime handles the event again."""
-        state = await self.repository.load(scan.table_id, connection=connection)
-        now = self.clock()
-        if state.status is TableStatus.UNKNOWN:
-            await self._refuse_unknown_table(connection, scan, now)
-            return
-        events = decide_scan(state, scan, now)
-        if events:
-            await self._append(connection, state, events, now)
+    async def handle_scans(self, connection: asyncpg.Connection, scans: list[CardScanned]) -> None:
+        """Deal or refuse scanned cards, in their order, inside the consumer's transaction (a
+        poll's worth at a time). Each table is read once, before the transaction writes to it
+        (so what is read is committed), and gets one append for all its cards. A
+        ConcurrencyError rolls the transaction back and the consumer handles them again."""
+        by_table: dict[str, list[CardScanned]] = {}
+        for scan in scans:
+            by_table.setdefault(scan.table_id, []).append(scan)
+        for table_id, mine in by_table.items():
+            state = await self.repository.load(table_id, connection=connection)
+            if state.status is TableStatus.UNKNOWN:
+                for scan in mine:  # each verdict read back: these streams are rare
+                    await self._refuse_unknown_table(connection, scan, self.clock())
+                continue
+            now = self.clock()
+            events: list[Event] = []
+            after = state
+            for scan in mine:
+                decided = decide_scan(after, scan, now)
+                after = evolve_all(after, decided, now)
+                events += decided
+            if events:
+                await self._append(connection, state, events, now)
 
     async def _refuse_unknown_table(
         self, connection: asyncpg.Connection, scan: CardScanned, now: datetime
@@ -151,7 +164,7 @@ class TableService:
                 continue
             self.repository.remember(new_state)
             if self.on_appended is not None:
-                self.on_appended(table_id)
+                self.on_appended(new_state)
             return new_state, True
         raise ConcurrencyError(f"table {table_id}: too many concurrent writers, gave up")
 
@@ -171,7 +184,12 @@ class TableService:
             connection=connection,
         )
         new_state = evolve_all(state, events, now)
-        await save_table(connection, new_state, self.partition_of(state.table_id))
+        await save_table(
+            connection,
+            new_state,
+            self.partition_of(state.table_id),
+            next_clock_time(new_state, self.pause_timeout),
+        )
         every = self.settings.snapshot_every
         if every and new_state.version // every > state.version // every:
             # the state built here is exactly what a replay of the committed events gives

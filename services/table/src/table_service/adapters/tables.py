@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import asyncpg
@@ -28,10 +29,50 @@ CREATE TABLE IF NOT EXISTS tables (
     needs_clock     boolean NOT NULL,
     config          jsonb NOT NULL,
     version         integer NOT NULL,
-    updated_at      timestamptz NOT NULL DEFAULT now()
+    updated_at      timestamptz NOT NULL DEFAULT now(),
+    clock_due_at    timestamptz
 );
 CREATE INDEX IF NOT EXISTS tables_needing_clock ON tables (kafka_partition) WHERE needs_clock;
+DO $$
+BEGIN
+    -- checked first: ADD COLUMN IF NOT EXISTS would take an exclusive lock on every start
+    IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'tables'::regclass
+                   AND attname = 'clock_due_at' AND NOT attisdropped) THEN
+        ALTER TABLE tables ADD COLUMN IF NOT EXISTS clock_due_at timestamptz;
+    END IF;
+END $$;
+-- Every change of a table, on any instance, as '<table_id>:<version>:<clock due, epoch ms>'
+-- (due empty when nothing is timed), delivered at commit to the instances' table clocks.
+CREATE OR REPLACE FUNCTION notify_table_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('table_changed', NEW.table_id || ':' || NEW.version || ':'
+        || CASE WHEN NEW.clock_due_at IS NULL THEN ''  -- "now" is stored as -infinity
+           ELSE (extract(epoch FROM greatest(NEW.clock_due_at, 'epoch')) * 1000)::bigint::text
+           END);
+    RETURN NULL;
+END $$;
+CREATE OR REPLACE TRIGGER table_changed AFTER INSERT OR UPDATE ON tables
+    FOR EACH ROW EXECUTE FUNCTION notify_table_changed();
 """
+
+TABLE_CHANGED_CHANNEL = "table_changed"
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def parse_table_changed(payload: str) -> tuple[str, int, datetime | None] | None:
+    """A `table_changed` notification's table id, version and clock due time (None if it
+    is not one)."""
+    table_id, _, rest = payload.partition(":")
+    version, _, due = rest.partition(":")
+    try:
+        return (
+            table_id,
+            int(version),
+            None if due == "" else _EPOCH + timedelta(milliseconds=int(due)),
+        )
+    except (ValueError, OverflowError):
+        return None
+
 
 _COLUMNS = (
     "position, transaction_id, stream_id, stream_version, event_id, event_type, schema_version,"
@@ -136,18 +177,22 @@ class TableRepository:
 
 
 async def save_table(
-    connection: asyncpg.Connection, state: TableState, kafka_partition: int
+    connection: asyncpg.Connection,
+    state: TableState,
+    kafka_partition: int,
+    clock_due_at: datetime | None,
 ) -> None:
     """Upsert the table's projection row; called in the transaction of the append."""
     view = state_view(state)
     round_id = state.round.round_id if state.round is not None else None
     await connection.execute(
         "INSERT INTO tables (table_id, kafka_partition, status, phase, round_id, needs_clock,"
-        " config, version, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, now())"
+        " config, version, updated_at, clock_due_at)"
+        " VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, now(), $9)"
         " ON CONFLICT (table_id) DO UPDATE SET kafka_partition = EXCLUDED.kafka_partition,"
         " status = EXCLUDED.status, phase = EXCLUDED.phase, round_id = EXCLUDED.round_id,"
         " needs_clock = EXCLUDED.needs_clock, config = EXCLUDED.config,"
-        " version = EXCLUDED.version, updated_at = now()"
+        " version = EXCLUDED.version, updated_at = now(), clock_due_at = EXCLUDED.clock_due_at"
         " WHERE tables.version < EXCLUDED.version",
         state.table_id,
         kafka_partition,
@@ -157,6 +202,7 @@ async def save_table(
         needs_clock(state),
         json.dumps(view["config"]),
         state.version,
+        clock_due_at,
     )
 
 
