@@ -17,6 +17,7 @@ from scanner_gateway.consumers import verdict_recorder
 from scanner_gateway.entrypoints import BodyLimitMiddleware, router
 from scanner_gateway.handlers import Gateway
 from teenpatti.events.catalog import SCANNER_EVENTS, TABLE_EVENTS
+from teenpatti.eventsourcing import each_in_order
 from teenpatti.http import ApiKeys, install_problem_handlers
 from teenpatti.runtime import ServiceRuntime
 
@@ -46,8 +47,15 @@ def create_app(settings: ScannerSettings | None = None) -> FastAPI:
             async def joined(partitions: set[int]) -> None:
                 app.state.verdicts_joined = True
 
+            # a poll per transaction: a failed batch handled again one by one announces its
+            # verdicts again, which changes nothing (the same verdicts)
+            on_verdict = verdict_recorder(broker)
             runtime.consume(
-                "verdicts", [TABLE_EVENTS], verdict_recorder(broker), on_assigned=joined
+                "verdicts",
+                [TABLE_EVENTS],
+                on_verdict,
+                batch_handler=each_in_order(on_verdict),
+                on_assigned=joined,
             )
             app.state.broker = broker
             app.state.gateway = Gateway(

@@ -11,7 +11,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from teenpatti.events import EventEnvelope
 from teenpatti.events.catalog import CardScanned, registry
 
-from .adapters.redis_feed import RedisTableFeed, feed_message
+from .adapters.redis_feed import FeedUpdate, RedisTableFeed, feed_message
 from .domain import state_view, stream_id_for
 from .handlers import TableService
 
@@ -55,22 +55,23 @@ class FeedHandler:
             if envelope.stream_id == stream_id_for(envelope.table_id):
                 by_table.setdefault(envelope.table_id, []).append(envelope)
             # else: verdicts for unknown tables, not part of any table's feed
+        updates: list[FeedUpdate] = []
         for table_id, events in by_table.items():
             state = await self._service.repository.load(table_id, connection=connection)
-            try:
-                if state.version >= events[-1].stream_version:
-                    await self._feed.store_state(table_id, state_view(state))
-                for envelope in events:
-                    await self._feed.publish(
-                        table_id,
-                        feed_message(
-                            envelope.stream_version,
-                            envelope.event_type,
-                            envelope.payload,
-                            envelope.occurred_at.isoformat(),
-                        ),
-                    )
-            except (RedisConnectionError, RedisTimeoutError) as error:
-                # Redis being away is not the event's fault: the runtime retries OSErrors
-                # until it is back instead of parking the event.
-                raise ConnectionError(f"redis unavailable: {error}") from error
+            current = state.version >= events[-1].stream_version
+            messages = [
+                feed_message(
+                    envelope.stream_version,
+                    envelope.event_type,
+                    envelope.payload,
+                    envelope.occurred_at.isoformat(),
+                )
+                for envelope in events
+            ]
+            updates.append(FeedUpdate(table_id, state_view(state) if current else None, messages))
+        try:
+            await self._feed.publish_all(updates)
+        except (RedisConnectionError, RedisTimeoutError) as error:
+            # Redis being away is not the event's fault: the runtime retries OSErrors
+            # until it is back instead of parking the event.
+            raise ConnectionError(f"redis unavailable: {error}") from error

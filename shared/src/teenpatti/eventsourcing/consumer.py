@@ -2,8 +2,9 @@
 
 Delivery is at least once. The handler's writes and the record that the event was
 processed (`processed_events`) commit in one Postgres transaction, and the Kafka offset
-is committed only afterwards; so a redelivery, a rebalance, or a crash between the two
-commits finds the event already recorded and skips it. An event that cannot be handled
+is committed only afterwards (every `commit_interval_seconds`, on a rebalance and on
+stopping); so a redelivery, a rebalance, or a crash between the two commits finds the
+event already recorded and skips it. An event that cannot be handled
 (malformed, or failing again after retries) is parked in `parked_events` with the error,
 logged, and passed over, so it never blocks its partition unseen. Lost database
 connections are not the event's fault: those are retried until the database is back.
@@ -50,8 +51,8 @@ PartitionsCallback = Callable[[set[int]], Awaitable[None]]
 def each_in_order(handler: Handler) -> BatchHandler:
     """A batch handler that runs `handler` on each event in turn, inside the batch's one
     transaction: the savings of the batch path (one transaction and one `processed_events`
-    insert per batch) for a handler that writes only to Postgres. Not for one with effects
-    outside it (Redis, HTTP): a failed batch is handled again one by one, repeating them."""
+    insert per batch) for a handler that writes only to Postgres, or whose effects outside
+    it may be repeated: a failed batch is handled again one by one, repeating them."""
 
     async def handle(connection: asyncpg.Connection, envelopes: list[EventEnvelope]) -> None:
         for envelope in envelopes:
@@ -80,10 +81,12 @@ class KafkaEventConsumer:
         max_attempts: int = 3,
         retry_backoff_seconds: float = 0.2,
         max_records: int = 500,
+        commit_interval_seconds: float = 0.5,
         on_assigned: PartitionsCallback | None = None,
         on_revoked: PartitionsCallback | None = None,
     ) -> None:
         self._pool = pool
+        self._commit_interval = commit_interval_seconds
         self._name = name
         self._topics = list(topics)
         self._bootstrap_servers = bootstrap_servers
@@ -140,6 +143,11 @@ class KafkaEventConsumer:
             kafka.subscribe(self._topics, listener=_CommitOnRevoke(self))
             if started is not None:
                 started.set()
+            # Offsets are committed every commit_interval, not after every poll (a round trip
+            # to the group coordinator each time): after a crash the events handled since the
+            # last commit come again, and processed_events absorbs them.
+            loop = asyncio.get_running_loop()
+            next_commit = loop.time() + self._commit_interval
             while not stop.is_set():
                 batches = await kafka.getmany(timeout_ms=200, max_records=self._max_records)
                 for partition, records in batches.items():
@@ -152,7 +160,9 @@ class KafkaEventConsumer:
                             break
                         await self._process(record)
                         self._pending_offsets[partition] = record.offset + 1
-                await self._commit_offsets()
+                if loop.time() >= next_commit:
+                    await self._commit_offsets()
+                    next_commit = loop.time() + self._commit_interval
         finally:
             try:
                 await self._commit_offsets()

@@ -7,6 +7,7 @@ test runs sharing one Redis never see each other's tables.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from redis.asyncio import Redis
@@ -64,5 +65,26 @@ class RedisTableFeed:
         decoded: dict[str, Any] = json.loads(raw)
         return decoded
 
-    async def publish(self, table_id: str, message: dict[str, Any]) -> None:
-        await self.redis.publish(self.channel(table_id), json.dumps(message))
+    async def publish_all(self, updates: list[FeedUpdate]) -> None:
+        """For several tables in order: `store_state` (when a view is given), then each message
+        published on the table's channel; in one pipeline (a round trip or two in all)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for update in updates:
+                if update.view is not None:
+                    await self._set_if_newer(
+                        keys=[self.state_key(update.table_id)],
+                        args=[json.dumps(update.view), int(update.view["version"])],
+                        client=pipe,
+                    )
+                for message in update.messages:
+                    pipe.publish(self.channel(update.table_id), json.dumps(message))
+            await pipe.execute()
+
+
+@dataclass
+class FeedUpdate:
+    """What one table's feed gets: its live state (if current) and its messages in order."""
+
+    table_id: str
+    view: dict[str, Any] | None
+    messages: list[dict[str, Any]]
