@@ -76,6 +76,8 @@ async def consumer(dsn: str, bootstrap: str, topic: str, group: str, die: bool) 
             bootstrap_servers=bootstrap,
             handler=record_effect,
             max_records=50 if die else 500,
+            # the dying one tries to commit after its first poll, so it dies mid-stream
+            commit_interval_seconds=0 if die else 0.5,
         )
         stop = asyncio.Event()
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
