@@ -139,6 +139,34 @@ def test_older_versions_are_upcast_one_step_at_a_time() -> None:
     )
 
 
+def test_stored_json_decodes_to_the_same_event_as_the_parsed_payload() -> None:
+    assert registry.decode_json("CardShown", 3, '{"card":"AS","seat":1,"face_up":false}') == (
+        CardShown(card="AS", seat=1, face_up=False)
+    )
+    # older versions still go through the upcasters
+    assert registry.decode_json("CardShown", 1, b'{"card":"KD","position":4}') == CardShown(
+        card="KD", seat=4, face_up=True
+    )
+
+
+@pytest.mark.parametrize(
+    ("version", "payload", "message"),
+    [
+        (3, '{"card":"AS","seat":"one","face_up":true}', "seat: Input should be a valid integer"),
+        (3, '{"card":"AS","face_up":true}', "seat: Field required"),
+        (3, '{"card":"AS","seat":1,"face_up":true', "invalid CardShown v3 payload: (root)"),
+        (3, "[1, 2]", "invalid CardShown v3 payload: (root)"),
+        (1, '{"card":', "CardShown payload is not JSON"),
+        (1, "[1, 2]", "CardShown payload is not a JSON object"),
+    ],
+)
+def test_bad_stored_json_says_what_is_wrong(version: int, payload: str, message: str) -> None:
+    with pytest.raises(InvalidEventPayloadError, match=re.escape(message)):
+        registry.decode_json("CardShown", version, payload)
+    with pytest.raises(UnsupportedSchemaVersionError):
+        registry.decode_json("CardShown", 4, payload)
+
+
 def test_a_missing_upcaster_is_reported() -> None:
     local = EventRegistry()
 

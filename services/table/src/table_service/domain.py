@@ -199,8 +199,9 @@ def needs_clock(state: TableState) -> bool:
 
 # ------------------------------------------------------------------------------ evolve
 def evolve(state: TableState, event: Event, at: datetime) -> TableState:
-    """The state after `event`, recorded at `at` (the next stream version)."""
-    state = _replace(state, version=state.version + 1)
+    """The state after `event`, recorded at `at` (the next stream version). One copy of the
+    state per event (and of the round, when it changes): a rebuild makes one per event."""
+    version = state.version + 1
     match event:
         case TableOpened():
             config = TableConfig(
@@ -210,9 +211,13 @@ def evolve(state: TableState, event: Event, at: datetime) -> TableState:
                 limits=event.limits,
                 paytable=dict(event.paytable),
             )
-            return _replace(state, status=TableStatus.OPEN, config=config, closed_reason=None)
+            return _replace(
+                state, version=version, status=TableStatus.OPEN, config=config, closed_reason=None
+            )
         case TableClosed():
-            return _replace(state, status=TableStatus.CLOSED, closed_reason=event.reason)
+            return _replace(
+                state, version=version, status=TableStatus.CLOSED, closed_reason=event.reason
+            )
         case RoundOpened():
             opened = Round(
                 round_id=event.round_id,
@@ -223,12 +228,13 @@ def evolve(state: TableState, event: Event, at: datetime) -> TableState:
                 paytable=dict(event.paytable),
                 betting_closes_at=event.betting_closes_at,
             )
-            return _replace(state, round=opened)
+            return _replace(state, version=version, round=opened)
         case BettingClosed():
-            return _with_round(state, lambda r: _replace(r, phase=RoundPhase.DEALING))
+            return _with_round(state, version, lambda r: _replace(r, phase=RoundPhase.DEALING))
         case CardDealt():
             return _with_round(
                 state,
+                version,
                 lambda r: _replace(
                     r,
                     cards=(*r.cards, (event.position, event.card)),
@@ -237,9 +243,9 @@ def evolve(state: TableState, event: Event, at: datetime) -> TableState:
                 ),
             )
         case RoundPaused():
-            return _with_round(state, lambda r: _paused(r, event, at))
+            return _with_round(state, version, lambda r: _paused(r, event, at))
         case RoundResumed():
-            return _with_round(state, lambda r: _resumed(r, event))
+            return _with_round(state, version, lambda r: _resumed(r, event))
         case RoundClosed():
             result = RoundResult(
                 cards=tuple(event.cards),
@@ -250,6 +256,7 @@ def evolve(state: TableState, event: Event, at: datetime) -> TableState:
             )
             return _with_round(
                 state,
+                version,
                 lambda r: _replace(
                     r, phase=RoundPhase.CLOSED, ended_at=at, result=result, paused=False
                 ),
@@ -257,6 +264,7 @@ def evolve(state: TableState, event: Event, at: datetime) -> TableState:
         case RoundCancelled():
             return _with_round(
                 state,
+                version,
                 lambda r: _replace(
                     r,
                     phase=RoundPhase.CANCELLED,
@@ -267,7 +275,7 @@ def evolve(state: TableState, event: Event, at: datetime) -> TableState:
                 ),
             )
         case _:  # CardRefused and anything informational: only the version moves
-            return state
+            return _replace(state, version=version)
 
 
 def evolve_all(state: TableState, events: Iterable[Event], at: datetime) -> TableState:
@@ -276,10 +284,10 @@ def evolve_all(state: TableState, events: Iterable[Event], at: datetime) -> Tabl
     return state
 
 
-def _with_round(state: TableState, change: Callable[[Round], Round]) -> TableState:
+def _with_round(state: TableState, version: int, change: Callable[[Round], Round]) -> TableState:
     if state.round is None:  # a stream never holds a round event before RoundOpened
-        return state
-    return _replace(state, round=change(state.round))
+        return _replace(state, version=version)
+    return _replace(state, version=version, round=change(state.round))
 
 
 def _paused(r: Round, event: RoundPaused, at: datetime) -> Round:

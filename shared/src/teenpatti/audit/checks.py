@@ -9,7 +9,6 @@ player streams and compares them with its account and ledger tables.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -125,9 +124,7 @@ class History:
         if row.event_type not in AUDITED_TYPES:
             return
         try:
-            event = registry.decode(
-                row.event_type, row.schema_version, json.loads(row.payload_text)
-            )
+            event = registry.decode_json(row.event_type, row.schema_version, row.payload_text)
         except (EventContractError, ValueError) as error:
             self.findings.append(Finding("decode", "undecodable", row.ref, str(error)))
             return

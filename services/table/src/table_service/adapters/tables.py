@@ -134,7 +134,7 @@ class TableRepository:
         for row in rows:
             if row.stream_version != state.version + 1:  # never: stream versions are dense
                 raise RuntimeError(f"table {table_id}: gap before version {row.stream_version}")
-            event = registry.decode(row.event_type, row.schema_version, row.payload)
+            event = registry.decode_json(row.event_type, row.schema_version, row.payload_json)
             state = evolve(state, event, row.occurred_at)
         if rows:
             self._remember(state)
