@@ -602,10 +602,10 @@ def print_stages(rows: list[dict[str, float]], worst_share: float = 0.05) -> str
     )
     print("\n".join(lines), flush=True)
     return (
-        f"slowest stage at p50: {slowest_stage} ({slowest_value:.1f} ms). The table service's"
-        " consumers (table-scans, table-feed) handle one event per Postgres transaction and"
-        " the feed publishes each to Redis, so a result queues behind every other table's"
-        " events; the raw hops of the same path add up to a few ms"
+        f"slowest stage at p50: {slowest_stage} ({slowest_value:.1f} ms). Each hop waits its"
+        " turn on a busy event loop: the gateway (the busiest process, a third of its time"
+        " in socket writes of its many round trips), then the batched consumers of the"
+        " table service; the raw hops of the same path add up to a few ms"
     )
 
 
