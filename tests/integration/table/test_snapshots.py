@@ -210,3 +210,22 @@ async def test_snapshots_are_written_and_used_and_a_bad_one_means_a_full_replay(
     state, acted = await fresh.tick(table_id)
     assert acted and state.version == truth.version + 1
     assert state == await full_replay(pool, table_id)
+
+
+async def test_migrate_adds_the_deadline_column_to_a_projection_made_before_it(
+    pool: asyncpg.Pool,
+) -> None:
+    await pool.execute(
+        "CREATE TABLE tables (table_id text PRIMARY KEY, kafka_partition integer NOT NULL,"
+        " status text NOT NULL, phase text NOT NULL, round_id text, needs_clock boolean NOT NULL,"
+        " config jsonb NOT NULL, version integer NOT NULL,"
+        " updated_at timestamptz NOT NULL DEFAULT now())"
+    )
+    await pool.execute(
+        "INSERT INTO tables VALUES ('T1', 0, 'open', 'open', NULL, true, '{}', 3, now())"
+    )
+    await tables.migrate(pool)
+    await tables.migrate(pool)  # every start runs it
+
+    row = await pool.fetchrow("SELECT version, clock_due_at FROM tables WHERE table_id = 'T1'")
+    assert (row["version"], row["clock_due_at"]) == (3, None)

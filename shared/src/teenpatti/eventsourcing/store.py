@@ -33,7 +33,7 @@ import asyncpg
 
 from teenpatti.events.contracts import Event, EventEnvelope
 
-SCHEMA = """
+_SCHEMA = """
 CREATE TABLE IF NOT EXISTS streams (
     stream_id   text PRIMARY KEY,
     version     integer NOT NULL CHECK (version >= 0)
@@ -87,14 +87,7 @@ END $$;
 DROP TRIGGER IF EXISTS events_appended ON events;
 CREATE TRIGGER events_appended AFTER INSERT ON events
     FOR EACH STATEMENT EXECUTE FUNCTION notify_events_appended();
-DO $$
-BEGIN
-    -- checked first: ADD COLUMN IF NOT EXISTS would take an exclusive lock on every start
-    IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'events'::regclass
-                   AND attname = 'hash' AND NOT attisdropped) THEN
-        ALTER TABLE events ADD COLUMN IF NOT EXISTS hash bytea;
-    END IF;
-END $$;
+{add_hash_column}
 -- The canonical bytes of an event (docs/audit.md, teenpatti.audit.chain): self-delimiting
 -- fields, text ones as netstrings ("<bytes>:<text>,"), the payload last. Inlined by the planner.
 CREATE OR REPLACE FUNCTION events_canonical(
@@ -141,6 +134,23 @@ END $$;
 CREATE OR REPLACE TRIGGER events_chain BEFORE INSERT ON events
     FOR EACH ROW WHEN (NEW.hash IS NULL) EXECUTE FUNCTION events_chain();
 """
+
+
+def add_column_sql(table: str, column: str, definition: str) -> str:
+    """SQL adding a column to a table created before it existed, for a schema script run on
+    every start. Checked first: ADD COLUMN IF NOT EXISTS would take an exclusive lock each
+    time."""
+    return f"""DO $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '{table}'::regclass
+                   AND attname = '{column}' AND NOT attisdropped) THEN
+        ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {definition};
+    END IF;
+END $$;"""
+
+
+SCHEMA = _SCHEMA.replace("{add_hash_column}", add_column_sql("events", "hash", "bytea"))
+
 
 NOTIFY_CHANNEL = "events_appended"
 

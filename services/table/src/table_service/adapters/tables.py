@@ -13,13 +13,14 @@ import asyncpg
 
 from teenpatti.events.catalog import registry
 from teenpatti.eventsourcing import StoredEvent
+from teenpatti.eventsourcing.store import add_column_sql
 
 from ..domain import TABLE_ID_PATTERN, TableState, evolve, needs_clock, state_view, stream_id_for
 from . import snapshots
 
 log = logging.getLogger(__name__)
 
-SCHEMA = """
+_SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
     table_id        text PRIMARY KEY,
     kafka_partition integer NOT NULL,
@@ -33,14 +34,7 @@ CREATE TABLE IF NOT EXISTS tables (
     clock_due_at    timestamptz
 );
 CREATE INDEX IF NOT EXISTS tables_needing_clock ON tables (kafka_partition) WHERE needs_clock;
-DO $$
-BEGIN
-    -- checked first: ADD COLUMN IF NOT EXISTS would take an exclusive lock on every start
-    IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'tables'::regclass
-                   AND attname = 'clock_due_at' AND NOT attisdropped) THEN
-        ALTER TABLE tables ADD COLUMN IF NOT EXISTS clock_due_at timestamptz;
-    END IF;
-END $$;
+{add_clock_due_at}
 -- Every change of a table, on any instance, as '<table_id>:<version>:<clock due, epoch ms>'
 -- (due empty when nothing is timed), delivered at commit to the instances' table clocks.
 CREATE OR REPLACE FUNCTION notify_table_changed() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -54,6 +48,10 @@ END $$;
 CREATE OR REPLACE TRIGGER table_changed AFTER INSERT OR UPDATE ON tables
     FOR EACH ROW EXECUTE FUNCTION notify_table_changed();
 """
+SCHEMA = _SCHEMA.replace(
+    "{add_clock_due_at}", add_column_sql("tables", "clock_due_at", "timestamptz")
+)
+
 
 TABLE_CHANGED_CHANNEL = "table_changed"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
