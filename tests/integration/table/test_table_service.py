@@ -33,6 +33,7 @@ from .helpers import (
 )
 
 CARDS = ["QS", "7H", "QH", "7D", "2C", "9S"]
+POSITIONS = ["A1", "B1", "A2", "B2", "A3", "B3"]  # the dealing order of the rules
 
 
 async def test_an_open_table_runs_rounds_by_itself_and_deals_six_scans_in_order(
@@ -57,7 +58,7 @@ async def test_an_open_table_runs_rounds_by_itself_and_deals_six_scans_in_order(
         events = await wait_for(client, table_id, count("RoundClosed"))
 
         dealt = of_type(events, "CardDealt")
-        assert [d["payload"]["position"] for d in dealt] == ["A1", "B1", "A2", "B2", "A3", "B3"]
+        assert [d["payload"]["position"] for d in dealt] == POSITIONS
         assert [d["payload"]["card"] for d in dealt] == CARDS
         assert [d["payload"]["scan_id"] for d in dealt] == [str(s) for s in scan_ids]
         [result] = of_type(events, "RoundClosed")
@@ -312,7 +313,7 @@ async def test_after_a_restart_the_round_continues_where_the_events_say(
         events = await events_of(client, table_id)
 
     dealt = of_type(events, "CardDealt", round_id=f"{table_id}-000001")
-    assert [d["payload"]["position"] for d in dealt] == ["A1", "B1", "A2", "B2", "A3", "B3"]
+    assert [d["payload"]["position"] for d in dealt] == POSITIONS
     assert [d["payload"]["card"] for d in dealt] == CARDS
     assert len(of_type(events, "RoundClosed")) == 1
     assert len(of_type(events, "RoundOpened", number=1)) == 1
@@ -426,14 +427,7 @@ async def test_scans_that_arrive_together_are_dealt_together_in_order(
             events = await wait_for(client, table_id, count("RoundClosed"))
             dealt[table_id] = of_type(events, "CardDealt")
             assert [d["payload"]["card"] for d in dealt[table_id]] == CARDS
-            assert [d["payload"]["position"] for d in dealt[table_id]] == [
-                "A1",
-                "B1",
-                "A2",
-                "B2",
-                "A3",
-                "B3",
-            ]
+            assert [d["payload"]["position"] for d in dealt[table_id]] == POSITIONS
         events = await wait_for(client, tables[0], count("CardRefused"))
         [seventh] = of_type(events, "CardRefused")
         assert seventh["payload"]["card"] == "KD"
