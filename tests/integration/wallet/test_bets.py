@@ -319,3 +319,44 @@ async def test_closing_a_round_never_seen_open_seals_an_empty_book(
         assert book.digest == book_digest([])
         late = await place(client, "p1", "T3-000007", [("tie", 100)])
         assert late.json()["code"] == "betting_closed"
+
+
+async def test_one_players_concurrent_slips_are_taken_one_after_another(
+    wallet_settings: WalletSettings,
+) -> None:
+    """Each slip reads the balance and the stream version only once it holds the player's
+    lock: racing slips never overdraw, never see a stale version, and leave a clean ledger."""
+    async with wallet(wallet_settings) as client:
+        await open_round(wallet_settings, client, "T1-000001")
+        # a new player's first deposits race to create its row
+        async with asyncio.timeout(60):
+            await asyncio.gather(*(deposit(client, "p1", 1_000) for _ in range(5)))
+        assert await balances(client, "p1") == {"INR": 5_000}
+
+        async with asyncio.timeout(60):
+            answers = await asyncio.gather(
+                *(place(client, "p1", "T1-000001", [("tie", 1_000)]) for _ in range(12))
+            )
+        accepted = [a.json() for a in answers if a.status_code == 201]
+        refused = [a.json()["code"] for a in answers if a.status_code != 201]
+        assert len(accepted) == 5
+        assert refused == ["insufficient_funds"] * 7
+        assert sorted(slip["balance"] for slip in accepted) == [0, 1_000, 2_000, 3_000, 4_000]
+        assert await balances(client, "p1") == {"INR": 0}
+
+        async with database(wallet_settings) as connection:
+            versions = await connection.fetch(
+                "SELECT stream_version, event_type FROM events WHERE stream_id = $1"
+                " ORDER BY stream_version",
+                "player-operator-1:p1",
+            )
+            ledger = await connection.fetch(
+                "SELECT account, sum(amount) AS total FROM wallet_ledger"
+                " WHERE operator_id = 'operator-1' GROUP BY account ORDER BY account"
+            )
+        assert [row["stream_version"] for row in versions] == list(range(1, 11))
+        assert [row["event_type"] for row in versions] == ["FundsDeposited"] * 5 + ["BetPlaced"] * 5
+        assert [(row["account"], row["total"]) for row in ledger] == [
+            ("house", 5_000),
+            ("player", 0),
+        ]

@@ -146,10 +146,9 @@ class Wallet:
                         f" {first.currency} for player {first.player_id}"
                     )
                 return _transfer_answer(transfer_id, first.currency, first.balance_after)
-            version = await db.lock_player(connection, operator_id, player_id)
+            account = await db.lock_account(connection, operator_id, player_id, currency)
             if kind == "withdrawal":
-                balance = await db.balance_for_update(connection, operator_id, player_id, currency)
-                check_funds(balance, amount, currency)
+                check_funds(account.balance, amount, currency)
             try:
                 balance_after = await db.add_to_balance(
                     connection,
@@ -181,7 +180,7 @@ class Wallet:
             stream = db.player_stream(operator_id, player_id)
             await self._store.append(
                 stream,
-                version,
+                account.version,
                 [
                     event_class(
                         transfer_id=transfer_id,
@@ -217,10 +216,10 @@ class Wallet:
             if stored is not None:
                 return _replay(idempotency_key, request_hash, stored)
             try:
-                answer = await self._place(connection, operator_id, slip)
+                return await self._place(connection, operator_id, idempotency_key, slip)
             except UnknownRoundError:
                 raise
-            except WalletError as error:
+            except WalletError as error:  # raised before anything of the slip is written
                 refusal = error
                 await db.store_answer(
                     connection,
@@ -229,15 +228,14 @@ class Wallet:
                     REFUSAL_STATUS[error.code],
                     {"code": error.code, "detail": error.detail},
                 )
-            else:
-                await db.store_answer(connection, operator_id, idempotency_key, 201, answer)
-                return answer
         assert refusal is not None
         raise refusal
 
     async def _place(
-        self, connection: asyncpg.Connection, operator_id: str, slip: Slip
+        self, connection: asyncpg.Connection, operator_id: str, idempotency_key: str, slip: Slip
     ) -> dict[str, Any]:
+        """Check the slip, then write it whole with its stored answer (the accepted slip's
+        answer is stored by the same statement that debits it)."""
         check_slip_shape(slip.lines, max_bets=self._max_bets)
         round_ = await db.round_for_betting(connection, slip.round_id)
         if round_ is None:
@@ -251,50 +249,44 @@ class Wallet:
             grace=self._grace,
             max_bets=self._max_bets,
         )
-        version = await db.lock_player(connection, operator_id, slip.player_id)
-        balance = await db.balance_for_update(
-            connection, operator_id, slip.player_id, slip.currency
-        )
-        check_funds(balance, total, slip.currency)
+        account = await db.lock_account(connection, operator_id, slip.player_id, slip.currency)
+        check_funds(account.balance, total, slip.currency)
         slip_id = uuid4()
         bets = [db.NewBet(uuid4(), line.bet_type, line.stake) for line in slip.lines]
-        balance_after = await db.add_to_balance(
-            connection, operator_id, slip.player_id, slip.currency, -total
-        )
-        await db.insert_bets(
+        answer = {
+            "slip_id": str(slip_id),
+            "round_id": round_.round_id,
+            "table_id": round_.table_id,
+            "player_id": slip.player_id,
+            "currency": slip.currency,
+            "placed_at": placed_at.isoformat(),
+            "bets": [
+                {"bet_id": str(bet.bet_id), "bet_type": bet.bet_type, "stake": bet.stake}
+                for bet in bets
+            ],
+            "balance": account.balance - total,  # the balance cannot move under the lock
+        }
+        balance_after = await db.record_slip(
             connection,
-            slip_id=slip_id,
-            operator_id=operator_id,
-            player_id=slip.player_id,
-            round_id=round_.round_id,
-            table_id=round_.table_id,
-            currency=slip.currency,
-            placed_at=placed_at,
-            bets=bets,
+            db.SlipRecord(
+                slip_id=slip_id,
+                operator_id=operator_id,
+                player_id=slip.player_id,
+                round_id=round_.round_id,
+                table_id=round_.table_id,
+                currency=slip.currency,
+                placed_at=placed_at,
+                bets=bets,
+                ledger=_stake_entries(operator_id, slip.player_id, slip.currency, bets),
+                idempotency_key=idempotency_key,
+                answer=answer,
+            ),
         )
-        entries: list[db.LedgerEntry] = []
-        for bet in bets:
-            reference = f"bet:{bet.bet_id}"
-            entries.append(
-                db.LedgerEntry(
-                    "player",
-                    operator_id,
-                    slip.player_id,
-                    slip.currency,
-                    -bet.stake,
-                    "stake",
-                    reference,
-                )
-            )
-            entries.append(
-                db.LedgerEntry(
-                    "house", operator_id, None, slip.currency, bet.stake, "stake", reference
-                )
-            )
-        await db.record_ledger(connection, entries)
+        if balance_after != answer["balance"]:
+            raise RuntimeError(f"balance {balance_after} after the debit, not {answer['balance']}")
         await self._store.append(
             db.player_stream(operator_id, slip.player_id),
-            version,
+            account.version,
             [
                 BetPlaced(
                     bet_id=bet.bet_id,
@@ -313,19 +305,7 @@ class Wallet:
             table_id=round_.table_id,
             connection=connection,
         )
-        return {
-            "slip_id": str(slip_id),
-            "round_id": round_.round_id,
-            "table_id": round_.table_id,
-            "player_id": slip.player_id,
-            "currency": slip.currency,
-            "placed_at": placed_at.isoformat(),
-            "bets": [
-                {"bet_id": str(bet.bet_id), "bet_type": bet.bet_type, "stake": bet.stake}
-                for bet in bets
-            ],
-            "balance": balance_after,
-        }
+        return answer
 
     async def player_bets(
         self, operator_id: str, player_id: str, *, limit: int, cursor: str | None
@@ -373,6 +353,24 @@ class Wallet:
             "total_stake": dict(sorted(totals.items())),
             "bets": [_bet_view(row) for row in rows],
         }
+
+
+def _stake_entries(
+    operator_id: str, player_id: str, currency: str, bets: list[db.NewBet]
+) -> list[db.LedgerEntry]:
+    """Each stake moves from the player's account to the house's."""
+    entries: list[db.LedgerEntry] = []
+    for bet in bets:
+        reference = f"bet:{bet.bet_id}"
+        entries.append(
+            db.LedgerEntry(
+                "player", operator_id, player_id, currency, -bet.stake, "stake", reference
+            )
+        )
+        entries.append(
+            db.LedgerEntry("house", operator_id, None, currency, bet.stake, "stake", reference)
+        )
+    return entries
 
 
 def _replay(key: str, request_hash: str, stored: db.StoredAnswer) -> dict[str, Any]:

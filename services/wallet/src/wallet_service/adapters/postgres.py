@@ -103,6 +103,29 @@ CREATE TABLE IF NOT EXISTS wallet_idempotency (
     created_at      timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (operator_id, key)
 );
+-- Lock a player's row (creating it if new), then read its stream version and one balance.
+-- A VOLATILE function's statements each take a fresh snapshot, so the reads come after the
+-- lock is granted and see whatever the lock's previous holder committed.
+CREATE OR REPLACE FUNCTION wallet_lock_player(
+    p_operator text, p_player text, p_stream text, p_currency text,
+    OUT locked_version integer, OUT locked_balance bigint
+) LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM 1 FROM wallet_players
+     WHERE operator_id = p_operator AND player_id = p_player FOR UPDATE;
+    IF NOT FOUND THEN
+        INSERT INTO wallet_players (operator_id, player_id) VALUES (p_operator, p_player)
+            ON CONFLICT DO NOTHING;
+        PERFORM 1 FROM wallet_players
+         WHERE operator_id = p_operator AND player_id = p_player FOR UPDATE;
+    END IF;
+    SELECT coalesce(max(s.version), 0) INTO locked_version
+      FROM streams s WHERE s.stream_id = p_stream;
+    SELECT coalesce(max(a.balance), 0) INTO locked_balance
+      FROM wallet_accounts a
+     WHERE a.operator_id = p_operator AND a.player_id = p_player AND a.currency = p_currency;
+END
+$$;
 """
 
 
@@ -123,41 +146,35 @@ def book_stream(round_id: str) -> str:
     return f"book-{round_id}"
 
 
+@dataclass(frozen=True, slots=True)
+class LockedAccount:
+    version: int  # the player's event stream
+    balance: int  # in the account's currency; 0 for an account not opened yet
+
+
 async def lock_player(connection: asyncpg.Connection, operator_id: str, player_id: str) -> int:
     """Serialize every write of one player (all currencies): lock its row, creating it if
     new, and return its event stream's version, which cannot move while the lock is held."""
-    await connection.execute(
-        "INSERT INTO wallet_players (operator_id, player_id) VALUES ($1, $2)"
-        " ON CONFLICT DO NOTHING",
+    return (await lock_account(connection, operator_id, player_id, "")).version
+
+
+async def lock_account(
+    connection: asyncpg.Connection, operator_id: str, player_id: str, currency: str
+) -> LockedAccount:
+    """`lock_player`, and the balance in `currency` read under the lock: one round trip.
+    Every write of a balance holds its player's lock, so the balance cannot move either."""
+    row = await connection.fetchrow(
+        "SELECT locked_version, locked_balance FROM wallet_lock_player($1, $2, $3, $4)",
         operator_id,
         player_id,
-    )
-    await connection.execute(
-        "SELECT 1 FROM wallet_players WHERE operator_id = $1 AND player_id = $2 FOR UPDATE",
-        operator_id,
-        player_id,
-    )
-    version = await connection.fetchval(
-        "SELECT version FROM streams WHERE stream_id = $1",
         player_stream(operator_id, player_id),
+        currency,
     )
-    return int(version or 0)
+    assert row is not None
+    return LockedAccount(int(row["locked_version"]), int(row["locked_balance"]))
 
 
 # ------------------------------------------------------------------------------ accounts
-async def balance_for_update(
-    connection: asyncpg.Connection, operator_id: str, player_id: str, currency: str
-) -> int:
-    balance = await connection.fetchval(
-        "SELECT balance FROM wallet_accounts"
-        " WHERE operator_id = $1 AND player_id = $2 AND currency = $3 FOR UPDATE",
-        operator_id,
-        player_id,
-        currency,
-    )
-    return int(balance or 0)
-
-
 async def add_to_balance(
     connection: asyncpg.Connection, operator_id: str, player_id: str, currency: str, amount: int
 ) -> int:
@@ -394,35 +411,77 @@ class NewBet:
     stake: int
 
 
-async def insert_bets(
-    connection: asyncpg.Connection,
-    *,
-    slip_id: UUID,
-    operator_id: str,
-    player_id: str,
-    round_id: str,
-    table_id: str,
-    currency: str,
-    placed_at: datetime,
-    bets: Sequence[NewBet],
-) -> None:
-    await connection.execute(
-        "INSERT INTO wallet_bets (bet_id, slip_id, operator_id, player_id, round_id, table_id,"
-        " bet_type, stake, currency, placed_at)"
-        " SELECT b.bet_id, $1, $2, $3, $4, $5, b.bet_type, b.stake, $6, $7"
-        " FROM unnest($8::uuid[], $9::text[], $10::bigint[]) WITH ORDINALITY"
-        "   AS b(bet_id, bet_type, stake, n) ORDER BY b.n",
-        slip_id,
-        operator_id,
-        player_id,
-        round_id,
-        table_id,
-        currency,
-        placed_at,
-        [bet.bet_id for bet in bets],
-        [bet.bet_type for bet in bets],
-        [bet.stake for bet in bets],
+_RECORD_SLIP = """
+WITH debit AS (
+    UPDATE wallet_accounts SET balance = balance - $8, updated_at = now()
+     WHERE operator_id = $2 AND player_id = $3 AND currency = $6
+    RETURNING balance
+), bets AS (
+    INSERT INTO wallet_bets (bet_id, slip_id, operator_id, player_id, round_id, table_id,
+                             bet_type, stake, currency, placed_at)
+    SELECT b.bet_id, $1, $2, $3, $4, $5, b.bet_type, b.stake, $6, $7
+      FROM unnest($9::uuid[], $10::text[], $11::bigint[]) WITH ORDINALITY
+           AS b(bet_id, bet_type, stake, n)
+     ORDER BY b.n
+), ledger AS (
+    INSERT INTO wallet_ledger (account, operator_id, player_id, currency, amount, kind,
+                               reference)
+    SELECT e.account, $2, e.player_id, $6, e.amount, e.kind, e.reference
+      FROM unnest($12::text[], $13::text[], $14::bigint[], $15::text[], $16::text[])
+           AS e(account, player_id, amount, kind, reference)
+), answer AS (
+    UPDATE wallet_idempotency SET status_code = 201, response = $18::json
+     WHERE operator_id = $2 AND key = $17
+)
+SELECT balance FROM debit
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class SlipRecord:
+    """An accepted slip as the wallet writes it: its bets, their ledger entries and the
+    answer stored under its Idempotency-Key."""
+
+    slip_id: UUID
+    operator_id: str
+    player_id: str
+    round_id: str
+    table_id: str
+    currency: str
+    placed_at: datetime
+    bets: Sequence[NewBet]
+    ledger: Sequence[LedgerEntry]
+    idempotency_key: str
+    answer: dict[str, Any]
+
+
+async def record_slip(connection: asyncpg.Connection, slip: SlipRecord) -> int:
+    """Debit the slip's total, insert its bets and ledger entries and store its answer, in
+    one statement (one round trip); the new balance. The caller holds the player's lock."""
+    balance = await connection.fetchval(
+        _RECORD_SLIP,
+        slip.slip_id,
+        slip.operator_id,
+        slip.player_id,
+        slip.round_id,
+        slip.table_id,
+        slip.currency,
+        slip.placed_at,
+        sum(bet.stake for bet in slip.bets),
+        [bet.bet_id for bet in slip.bets],
+        [bet.bet_type for bet in slip.bets],
+        [bet.stake for bet in slip.bets],
+        [e.account for e in slip.ledger],
+        [e.player_id for e in slip.ledger],
+        [e.amount for e in slip.ledger],
+        [e.kind for e in slip.ledger],
+        [e.reference for e in slip.ledger],
+        slip.idempotency_key,
+        json.dumps(slip.answer, default=str),
     )
+    if balance is None:  # the funds check saw an account: only a bug gets here
+        raise asyncpg.CheckViolationError("debit of an account that does not exist")
+    return int(balance)
 
 
 async def bet_for_payment(connection: asyncpg.Connection, bet_id: UUID) -> asyncpg.Record | None:
