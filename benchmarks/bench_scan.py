@@ -514,6 +514,26 @@ async def kafka_timestamps(settings: InfrastructureSettings, topics: list[str]) 
     return found
 
 
+async def kafka_timestamps_of(
+    settings: InfrastructureSettings, topics: list[str], wanted: set[str], attempts: int = 3
+) -> dict[str, float]:
+    """`kafka_timestamps`, read again (up to `attempts` times) until every wanted event id
+    is found: one full run once came back with none, and no error, so it is retried and told."""
+    found: dict[str, float] = {}
+    for attempt in range(1, attempts + 1):
+        found = await kafka_timestamps(settings, topics)
+        missing = len(wanted - found.keys())
+        if not missing:
+            break
+        print(
+            f"reading the Kafka timestamps back (attempt {attempt}): {missing} of"
+            f" {len(wanted)} events not found among {len(found)} records",
+            file=sys.stderr,
+        )
+        await asyncio.sleep(2)
+    return found
+
+
 async def stage_times(system: System, samples: list[RoundSample]) -> list[dict[str, float]]:
     """For each sample: the time (epoch seconds) it passed each point of the path."""
     settings = system.settings
@@ -547,8 +567,10 @@ async def stage_times(system: System, samples: list[RoundSample]) -> list[dict[s
     finally:
         await scanner.close()
         await table.close()
-    kafka = await kafka_timestamps(
-        settings, [settings.topic("scanner.events"), settings.topic("table.events")]
+    kafka = await kafka_timestamps_of(
+        settings,
+        [settings.topic("scanner.events"), settings.topic("table.events")],
+        {str(row["event_id"]) for row in (*scans.values(), *closes.values())},
     )
     rows: list[dict[str, float]] = []
     for sample in samples:

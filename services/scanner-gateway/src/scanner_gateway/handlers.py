@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
+from datetime import datetime
 from uuid import UUID, uuid4
 
 import asyncpg
@@ -105,10 +106,8 @@ class Gateway:
         recorded, then refused with a ProblemError."""
         scan_id = uuid4()
         async with self._pool.acquire() as connection, connection.transaction():
-            device = await self._load_device(connection, device_id)
-            attempt = ReadAttempt(
-                scan_id, device_id, credential, parsed, await db.clock(connection)
-            )
+            device, now = await self._lock_device(connection, device_id)
+            attempt = ReadAttempt(scan_id, device_id, credential, parsed, now)
             decision = decide_read(device, attempt, self._window)
             await self._record(connection, device, decision)
         return await self._answer(decision)
@@ -117,8 +116,7 @@ class Gateway:
         """Check a stream's device and credential when it connects; a refusal is recorded
         (as a read of nothing) and raised as a ProblemError."""
         async with self._pool.acquire() as connection, connection.transaction():
-            device = await self._load_device(connection, device_id)
-            now = await db.clock(connection)
+            device, now = await self._lock_device(connection, device_id)
             attempt = ReadAttempt(uuid4(), device_id, credential, ParsedRead(None, None, ""), now)
             refused = authenticate(device, attempt)
             if refused is not None:
@@ -150,9 +148,11 @@ class Gateway:
         return Answer(202 if answer.status == "pending" else 200, answer)
 
     # -------------------------------------------------------------------------- internals
-    async def _load_device(self, connection: asyncpg.Connection, device_id: str) -> Device | None:
+    async def _lock_device(
+        self, connection: asyncpg.Connection, device_id: str
+    ) -> tuple[Device | None, datetime]:
         # an id that could never be registered is not looked up (nor stored in an index)
-        return await db.load_device(connection, device_id) if is_valid_id(device_id) else None
+        return await db.lock_device(connection, device_id if is_valid_id(device_id) else None)
 
     async def _find_device(self, connection: asyncpg.Connection, device_id: str) -> Device | None:
         if not is_valid_id(device_id):
@@ -179,9 +179,9 @@ class Gateway:
         if device is None or (isinstance(decision, Refuse) and decision.code == "bad_credential"):
             return  # only an authenticated device's reads are its own to look up
         after = evolve(device, event)
-        if after != device:
-            await db.save_last_read(connection, after)
-        await db.insert_scan(connection, _row_of(decision))
+        await db.insert_scan(
+            connection, _row_of(decision), last_read=after if after != device else None
+        )
 
     async def _answer(self, decision: Decision) -> Answer:
         match decision:

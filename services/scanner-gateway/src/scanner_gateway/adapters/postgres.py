@@ -42,6 +42,31 @@ CREATE TABLE IF NOT EXISTS scans (
     decided_at    timestamptz
 );
 CREATE INDEX IF NOT EXISTS scans_by_device ON scans (device_id, received_at);
+-- Both functions take a lock, then read in a statement of their own: a VOLATILE function's
+-- statements each take a fresh snapshot, so what they read is what the lock's previous
+-- holder committed. One round trip each.
+CREATE OR REPLACE FUNCTION gateway_lock_stream(p_stream text) RETURNS integer
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_advisory_xact_lock(hashtextextended(p_stream, 0));
+    RETURN coalesce((SELECT version FROM streams WHERE stream_id = p_stream), 0);
+END $$;
+CREATE OR REPLACE FUNCTION gateway_lock_device(
+    p_device text,
+    OUT d_device_id text, OUT d_table_id text, OUT d_credential_hash text,
+    OUT d_last_card text, OUT d_last_scan_id uuid, OUT d_last_read_at timestamptz,
+    OUT d_last_status text, OUT read_at timestamptz
+) LANGUAGE plpgsql AS $$
+BEGIN
+    SELECT device_id, table_id, credential_hash, last_card, last_scan_id, last_read_at
+      INTO d_device_id, d_table_id, d_credential_hash, d_last_card, d_last_scan_id,
+           d_last_read_at
+      FROM devices WHERE device_id = p_device FOR UPDATE;
+    IF FOUND THEN
+        SELECT status INTO d_last_status FROM scans WHERE scan_id = d_last_scan_id;
+    END IF;
+    read_at := clock_timestamp();
+END $$;
 """
 
 _MIGRATION_LOCK = 7411102
@@ -56,11 +81,8 @@ async def migrate(pool: asyncpg.Pool) -> None:
 async def lock_stream(connection: asyncpg.Connection, stream_id: str) -> int:
     """Hold `stream_id` for this transaction and return its version: appends to it from
     any instance queue up here instead of failing on the expected version."""
-    await connection.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", stream_id)
-    version = await connection.fetchval(
-        "SELECT version FROM streams WHERE stream_id = $1", stream_id
-    )
-    return int(version or 0)
+    version: int = await connection.fetchval("SELECT gateway_lock_stream($1)", stream_id)
+    return version
 
 
 async def clock(connection: asyncpg.Connection) -> datetime:
@@ -70,6 +92,28 @@ async def clock(connection: asyncpg.Connection) -> datetime:
 
 
 # -------------------------------------------------------------------------------- devices
+async def lock_device(
+    connection: asyncpg.Connection, device_id: str | None
+) -> tuple[Device | None, datetime]:
+    """The device (None for `device_id` None or unknown), its row locked until the transaction
+    ends, and the database's clock read once the lock is held."""
+    row = await connection.fetchrow("SELECT * FROM gateway_lock_device($1)", device_id)
+    assert row is not None
+    device = None
+    if row["d_device_id"] is not None:
+        device = Device(
+            device_id=row["d_device_id"],
+            table_id=row["d_table_id"],
+            credential_hash=row["d_credential_hash"],
+            last_card=row["d_last_card"],
+            last_scan_id=row["d_last_scan_id"],
+            last_status=row["d_last_status"],
+            last_read_at=row["d_last_read_at"],
+        )
+    read_at: datetime = row["read_at"]
+    return device, read_at
+
+
 async def load_device(
     connection: asyncpg.Connection, device_id: str, *, lock: bool = True
 ) -> Device | None:
@@ -112,17 +156,6 @@ async def save_registration(
     )
 
 
-async def save_last_read(connection: asyncpg.Connection, device: Device) -> None:
-    await connection.execute(
-        "UPDATE devices SET last_card = $2, last_scan_id = $3, last_read_at = $4"
-        " WHERE device_id = $1",
-        device.device_id,
-        device.last_card,
-        device.last_scan_id,
-        device.last_read_at,
-    )
-
-
 @dataclass(frozen=True)
 class DeviceRow:
     device_id: str
@@ -156,10 +189,17 @@ class ScanRow:
     received_at: datetime
 
 
-async def insert_scan(connection: asyncpg.Connection, row: ScanRow) -> None:
-    await connection.execute(
-        "INSERT INTO scans (scan_id, device_id, table_id, card, status, reason, detail,"
-        " position, duplicate_of, received_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+_INSERT_SCAN = (
+    "INSERT INTO scans (scan_id, device_id, table_id, card, status, reason, detail,"
+    " position, duplicate_of, received_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+)
+
+
+async def insert_scan(
+    connection: asyncpg.Connection, row: ScanRow, *, last_read: Device | None = None
+) -> None:
+    """Store a read; with `last_read`, also the device's new bounce state (one statement)."""
+    values = (
         row.scan_id,
         row.device_id,
         row.table_id,
@@ -170,6 +210,18 @@ async def insert_scan(connection: asyncpg.Connection, row: ScanRow) -> None:
         row.position,
         row.duplicate_of,
         row.received_at,
+    )
+    if last_read is None:
+        await connection.execute(_INSERT_SCAN, *values)
+        return
+    await connection.execute(
+        "WITH last_read AS (UPDATE devices SET last_card = $12, last_scan_id = $13,"
+        " last_read_at = $14 WHERE device_id = $11) " + _INSERT_SCAN,
+        *values,
+        last_read.device_id,
+        last_read.last_card,
+        last_read.last_scan_id,
+        last_read.last_read_at,
     )
 
 
