@@ -625,9 +625,9 @@ def print_stages(rows: list[dict[str, float]], worst_share: float = 0.05) -> str
     print("\n".join(lines), flush=True)
     return (
         f"slowest stage at p50: {slowest_stage} ({slowest_value:.1f} ms). Each hop waits its"
-        " turn on a busy event loop: the gateway (the busiest process, a third of its time"
-        " in socket writes of its many round trips), then the batched consumers of the"
-        " table service; the raw hops of the same path add up to a few ms"
+        " turn on a busy event loop: the gateway (6 SQL round trips per read), then the"
+        " batched consumers of the table service; the raw hops of the same path add up to a"
+        " few ms"
     )
 
 

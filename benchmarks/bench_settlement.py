@@ -10,7 +10,8 @@ has closed and the settlement service holds every bet and the sealed book, a reg
 scanner deals six cards; the figure is the time from `RoundClosed` (its `occurred_at` in
 the table's stream) to the last bet's `paid_at` in the wallet's database (same host clock).
 Stages are read from the services' databases: the settlement's append of the round's
-`BetSettled` events, the first and the last payment.
+`BetSettled` events, the first and the last payment; and from Kafka: when the last
+`BetSettled` reached `settlement.events` (its record's timestamp, set by the relay's producer).
 
 The raw limit, measured in the same run on the same Postgres: inserting the same number of
 rows (bet id, round, outcome, amount, time) with asyncpg in batches of 1,000, one
@@ -27,10 +28,11 @@ import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 import asyncpg
+from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from teenpatti.databases import drop_database
 
@@ -66,6 +68,7 @@ class Stages:
     catch_up_seconds: float  # after the deadline, until settlement holds every bet + book
     round_closed: datetime
     settled: datetime  # the settlement's append of every BetSettled (its occurred_at)
+    published: datetime | None  # the last BetSettled's Kafka record timestamp
     first_paid: datetime
     last_paid: datetime
     commits: dict[str, int]  # transactions committed per service database while paying
@@ -82,6 +85,7 @@ class Stages:
             f"{self.bets} bets: placed in {self.placing_seconds:.1f} s; settlement caught up"
             f" {self.catch_up_seconds:.1f} s after the deadline; from RoundClosed:"
             f" settled (BetSettled appended) +{since(self.settled)} s,"
+            f" last BetSettled on Kafka +{since(self.published) if self.published else '-'} s,"
             f" first paid +{since(self.first_paid)} s, last paid +{since(self.last_paid)} s;"
             " commits per bet while paying: "
             + ", ".join(f"{db} {n / self.bets:.2f}" for db, n in self.commits.items())
@@ -231,10 +235,41 @@ async def settle_round(
         catch_up,
         datetime.fromisoformat(closed["occurred_at"]),
         settled,
+        await last_record_time(settings, settings.topic("settlement.events")),
         first_paid,
         last_paid,
         {db: commits_after[db] - commits_before[db] for db in commits_before},
     )
+
+
+async def last_record_time(settings: InfrastructureSettings, topic: str) -> datetime | None:
+    """The newest record's timestamp on `topic` (CreateTime: when a relay sent it). This
+    system's topic holds only its own rounds, so it is the last round's last event."""
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=settings.kafka_servers,
+        enable_auto_commit=False,
+        isolation_level="read_committed",
+    )
+    await consumer.start()
+    newest = 0
+    try:
+        await consumer._client.force_metadata_update()  # the metadata of every topic
+        partitions = [
+            TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or ())
+        ]
+        consumer.assign(partitions)
+        ends = await consumer.end_offsets(partitions)
+        for partition, end in ends.items():
+            # the tail of each partition (transaction markers take offsets too)
+            consumer.seek(partition, max(0, end - 50))
+        async with asyncio.timeout(30):
+            while [tp for tp in partitions if await consumer.position(tp) < ends[tp]]:
+                batches = await consumer.getmany(timeout_ms=500)
+                for records in batches.values():
+                    newest = max([newest, *(record.timestamp for record in records)])
+    finally:
+        await consumer.stop()
+    return datetime.fromtimestamp(newest / 1000, UTC) if newest else None
 
 
 async def commits(connection: asyncpg.Connection, system: System) -> dict[str, int]:

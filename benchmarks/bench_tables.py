@@ -2,7 +2,7 @@
 
     uv run python benchmarks/bench_tables.py [--quick]
 
-For each step (50, 100, 200, 400, 800, 1000 tables; 20 and 50 with --quick) a fresh system
+For each step (50, 100, 200, 400, 600, 800, 1000 tables; 20 and 50 with --quick) a fresh system
 (the four services as processes on the local stack, `fresh_system`) opens that many tables
 with a 5 s betting window and a 3 s result pause (the real game has ~20 s of betting: a
 shorter window means 2.5x the real event rate per table, so the figure is conservative).
@@ -251,7 +251,7 @@ async def measure(quick: bool, steps: list[int] | None = None) -> list[Figure]:
     clock_steps = [500, 2000] if quick else [500, 1000, 2000, 4000, 8000, 16_000]
     raw_clocks = await raw_clock_capacity(clock_steps)
 
-    table_steps = steps or ([20, 50] if quick else [50, 100, 200, 400, 800, 1000])
+    table_steps = steps or ([20, 50] if quick else [50, 100, 200, 400, 600, 800, 1000])
     window = 25.0 if quick else 40.0
     print(
         f"tables: betting {BETTING_SECONDS:g} s, result pause {RESULT_PAUSE_SECONDS:g} s,"
