@@ -19,6 +19,7 @@ from teenpatti.eventsourcing import (
     KafkaEventConsumer,
     KafkaOutboxRelay,
     kafka_producer,
+    partition_for,
 )
 from teenpatti.settings import InfrastructureSettings
 
@@ -255,3 +256,51 @@ async def _envelope(store: AsyncpgEventStore, event: object) -> EventEnvelope:
     result = await store.append(f"round-{uuid4().hex[:6]}", 0, [event], table_id="T1")  # type: ignore[list-item]
     (stored,) = [e for e in await store.read_all(limit=1000) if e.event_id == result.event_ids[0]]
     return stored.envelope()
+
+
+async def test_a_poll_over_several_partitions_is_one_transaction_in_partition_order(
+    store: AsyncpgEventStore,
+    pool: asyncpg.Pool,
+    producer: AIOKafkaProducer,
+    topic: str,
+    infrastructure: InfrastructureSettings,
+) -> None:
+    await pool.execute(EFFECTS)
+    await publish_events(store, producer, topic, 140)  # 7 tables: several partitions
+    batches: list[tuple[int, list[EventEnvelope]]] = []
+
+    async def batch(connection: asyncpg.Connection, envelopes: list[EventEnvelope]) -> None:
+        batches.append((await connection.fetchval("SELECT txid_current()"), envelopes))
+        for envelope in envelopes:
+            await record_effect(connection, envelope)
+
+    runtime = KafkaEventConsumer(
+        pool,
+        name="batch-test",
+        topics=[topic],
+        bootstrap_servers=infrastructure.kafka_servers,
+        handler=record_effect,
+        batch_handler=batch,
+        max_records=1000,
+    )
+    stop = asyncio.Event()
+    task = asyncio.create_task(runtime.run(stop))
+    try:
+        await eventually(lambda: _count_is(pool, 140))
+        await eventually(
+            lambda: _offsets_reach(infrastructure.kafka_servers, topic, "batch-test", 140)
+        )
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, timeout=30)
+
+    assert set((await effects(pool)).values()) == {1}
+    assert len({txid for txid, _ in batches}) == len(batches), "one transaction per poll"
+    partitions = infrastructure.kafka_partitions
+    spans = [len({partition_for(e.table_id, partitions) for e in b}) for _, b in batches]
+    assert max(spans) > 1, f"no poll spanned partitions: {spans}"
+    # each table's events (one partition's) come in the order they were published
+    for _, envelopes in batches:
+        for table in {e.table_id for e in envelopes}:
+            counts = [e.payload["chips"] for e in envelopes if e.table_id == table]
+            assert counts == sorted(counts)

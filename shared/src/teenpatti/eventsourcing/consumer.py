@@ -9,8 +9,8 @@ event already recorded and skips it. An event that cannot be handled
 logged, and passed over, so it never blocks its partition unseen. Lost database
 connections are not the event's fault: those are retried until the database is back.
 
-With a `batch_handler`, the records a poll brings from one partition are handled together
-in one transaction (one `processed_events` insert for all, one call of the handler with
+With a `batch_handler`, the records a poll brings (from all its partitions, each in its
+order) are handled together in one transaction (one `processed_events` insert for all, one call of the handler with
 the new ones): the same guarantees, a fraction of the round trips. If the batch fails for
 any reason but an outage, it is rolled back and its records go one by one through the
 handler, so that only the event at fault is parked.
@@ -150,16 +150,20 @@ class KafkaEventConsumer:
             next_commit = loop.time() + self._commit_interval
             while not stop.is_set():
                 batches = await kafka.getmany(timeout_ms=200, max_records=self._max_records)
-                for partition, records in batches.items():
-                    if self._batch_handler is not None and len(records) > 1:
-                        await self._process_batch(records)
+                polled = [record for records in batches.values() for record in records]
+                if self._batch_handler is not None and len(polled) > 1:
+                    # the whole poll in one transaction, whatever partitions it spans: each
+                    # partition's records stay in their order, and the poll costs one commit
+                    await self._process_batch(polled)
+                    for partition, records in batches.items():
                         self._pending_offsets[partition] = records[-1].offset + 1
-                        continue
-                    for record in records:
-                        if stop.is_set():
-                            break
-                        await self._process(record)
-                        self._pending_offsets[partition] = record.offset + 1
+                else:
+                    for partition, records in batches.items():
+                        for record in records:
+                            if stop.is_set():
+                                break
+                            await self._process(record)
+                            self._pending_offsets[partition] = record.offset + 1
                 if loop.time() >= next_commit:
                     await self._commit_offsets()
                     next_commit = loop.time() + self._commit_interval
