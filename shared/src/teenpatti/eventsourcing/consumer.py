@@ -10,8 +10,8 @@ logged, and passed over, so it never blocks its partition unseen. Lost database
 connections are not the event's fault: those are retried until the database is back.
 
 With a `batch_handler`, the records a poll brings (from all its partitions, each in its
-order) are handled together in one transaction (one `processed_events` insert for all, one call of the handler with
-the new ones): the same guarantees, a fraction of the round trips. If the batch fails for
+order) are handled together in one transaction (one `processed_events` insert for all, one
+call of the handler with the new ones): the same guarantees, a fraction of the round trips. If the batch fails for
 any reason but an outage, it is rolled back and its records go one by one through the
 handler, so that only the event at fault is parked.
 """
