@@ -11,9 +11,9 @@ connections are not the event's fault: those are retried until the database is b
 
 With a `batch_handler`, the records a poll brings (from all its partitions, each in its
 order) are handled together in one transaction (one `processed_events` insert for all, one
-call of the handler with the new ones): the same guarantees, a fraction of the round trips. If the batch fails for
-any reason but an outage, it is rolled back and its records go one by one through the
-handler, so that only the event at fault is parked.
+call of the handler with the new ones): the same guarantees, a fraction of the round trips.
+If the batch fails for any reason but an outage, it is rolled back and its records go one
+by one through the handler, so that only the event at fault is parked.
 """
 
 from __future__ import annotations
