@@ -12,10 +12,12 @@ import pytest
 from teenpatti.audit.chain import Finding, Row, verify_stream
 from teenpatti.eventsourcing import (
     AsyncpgEventStore,
+    CommitOrderError,
     ConcurrencyError,
     GlobalPosition,
     StreamAppend,
 )
+from teenpatti.settings import InfrastructureSettings
 
 from .sample_events import counted, registry
 
@@ -139,6 +141,74 @@ async def test_a_late_commit_with_a_lower_position_is_not_skipped(
 
     events = await store.read_all()
     assert [e.stream_id for e in events] == ["round-slow", "round-fast"]
+
+
+async def test_only_transactions_that_could_write_here_hold_the_read_barrier(
+    store: AsyncpgEventStore,
+    pool: asyncpg.Pool,
+    infrastructure: InfrastructureSettings,
+) -> None:
+    """Transaction ids are cluster-wide: one open in another database (older than the
+    append) must not hold this store's readers back; one open here must, since it could
+    still append below the committed event."""
+    elsewhere = await asyncpg.connect(infrastructure.postgres_dsn("postgres"))
+    try:
+        async with elsewhere.transaction():
+            await elsewhere.execute("SELECT pg_current_xact_id()")  # it holds an xid
+            committed = await store.append("round-1", 0, [counted(1)], table_id="T1")
+            assert [e.event_id for e in await store.read_all()] == list(committed.event_ids)
+
+            async with pool.acquire() as here, here.transaction():
+                await here.execute("SELECT pg_current_xact_id()")
+                later = await store.append("round-2", 0, [counted(2)], table_id="T1")
+                # committed after `here` began: `here` could still append below it
+                assert [e.stream_id for e in await store.read_all()] == ["round-1"]
+            assert [e.event_id for e in await store.read_all()] == [
+                *committed.event_ids,
+                *later.event_ids,
+            ]
+    finally:
+        await elsewhere.close()
+
+
+async def test_a_transaction_older_than_a_streams_last_event_may_not_append_to_it(
+    store: AsyncpgEventStore, pool: asyncpg.Pool
+) -> None:
+    """Readers walk the store in (transaction id, position) order, so a stream's events must
+    be stored in that order: a transaction that took its id before another writer of the
+    stream committed is refused (and appends in a new transaction)."""
+    await store.append("player-1", 0, [counted(1)], table_id="P")
+    await store.append("player-2", 0, [counted(1)], table_id="P")
+    async with pool.acquire() as older:
+        for attempt in ("append", "append_many"):
+            async with older.transaction():
+                await older.execute("SELECT pg_current_xact_id()")  # its id, taken early
+                version = await store.stream_version("player-1")
+                await store.append("player-1", version, [counted(2)], table_id="P")  # newer
+                with pytest.raises(CommitOrderError, match="commit order"):
+                    if attempt == "append":
+                        await store.append(
+                            "player-1", version + 1, [counted(3)], table_id="P", connection=older
+                        )
+                    else:
+                        await store.append_many(
+                            [
+                                StreamAppend("player-2", 1, [counted(3)], "P"),
+                                StreamAppend("player-1", version + 1, [counted(3)], "P"),
+                            ],
+                            connection=older,
+                        )
+        # the same append in a new transaction goes through
+        async with older.transaction():
+            await store.append("player-1", 3, [counted(3)], table_id="P", connection=older)
+
+    events = await store.read_all()
+    assert [e.stream_version for e in events if e.stream_id == "player-1"] == [1, 2, 3, 4]
+    assert [e.stream_version for e in events if e.stream_id == "player-2"] == [1]
+    # a stream's own appends within one transaction are in order too
+    async with pool.acquire() as connection, connection.transaction():
+        await store.append("player-3", 0, [counted(1)], table_id="P", connection=connection)
+        await store.append("player-3", 1, [counted(2)], table_id="P", connection=connection)
 
 
 async def test_occurred_at_is_stored_in_utc(store: AsyncpgEventStore) -> None:

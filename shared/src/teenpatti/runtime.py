@@ -145,9 +145,9 @@ class ServiceRuntime:
         on_revoked: PartitionsCallback | None = None,
     ) -> KafkaEventConsumer:
         """Start the consumer group `<service>-<name>` on `topics`; each event is handled in
-        one Postgres transaction (with `batch_handler`, each poll's records of a partition
-        in one; `max_records` bounds a poll). The callbacks hear which partitions this
-        instance owns."""
+        one Postgres transaction (with `batch_handler`, each poll's records in one, whatever
+        partitions they come from; `max_records` bounds a poll). The callbacks hear which
+        partitions this instance owns."""
         consumer = KafkaEventConsumer(
             self.pool,
             name=self.settings.topic(f"{self.service}-{name}"),

@@ -126,9 +126,9 @@ async def collect_explained(
     topic: str,
     until: Callable[[list[EventEnvelope]], bool],
 ) -> list[EventEnvelope]:
-    """`collect`, and on a time-out the cluster's oldest open transactions: the outbox relay
-    reads below the oldest one (the commit barrier), so a transaction left open by anyone on
-    this Postgres server holds every relay back."""
+    """`collect`, and on a time-out the cluster's oldest open transactions: an outbox relay
+    reads below the oldest one open on its database (the read barrier), so a transaction
+    left open there holds the relay back."""
     try:
         return await collect(settings, topic, until, timeout=60)
     except AssertionError as error:

@@ -4,7 +4,7 @@ entries and events (appended with `connection=`) commit together or not at all."
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -13,7 +13,7 @@ from uuid import UUID, uuid4
 import asyncpg
 
 from teenpatti.events.catalog import BetPlaced, FundsDeposited, FundsWithdrawn
-from teenpatti.eventsourcing import AsyncpgEventStore
+from teenpatti.eventsourcing import AsyncpgEventStore, CommitOrderError
 
 from .adapters import postgres as db
 from .config import WalletSettings
@@ -131,6 +131,19 @@ class Wallet:
         currency: str,
         amount: int,
     ) -> dict[str, Any]:
+        return await _in_commit_order(
+            lambda: self._transfer_once(kind, operator_id, player_id, transfer_id, currency, amount)
+        )
+
+    async def _transfer_once(
+        self,
+        kind: str,
+        operator_id: str,
+        player_id: str,
+        transfer_id: str,
+        currency: str,
+        amount: int,
+    ) -> dict[str, Any]:
         asked = db.Transfer(kind, player_id, currency, amount, 0)
         async with self._pool.acquire() as connection, connection.transaction():
             first = await db.claim_transfer(connection, operator_id, transfer_id, asked)
@@ -207,6 +220,13 @@ class Wallet:
     ) -> dict[str, Any]:
         """The whole slip or nothing. The answer (acceptance or refusal) is stored under the
         key, except `unknown_round`: the wallet may not have heard of a new round yet."""
+        return await _in_commit_order(
+            lambda: self._place_slip_once(operator_id, idempotency_key, slip)
+        )
+
+    async def _place_slip_once(
+        self, operator_id: str, idempotency_key: str, slip: Slip
+    ) -> dict[str, Any]:
         request_hash = slip.fingerprint()
         refusal: WalletError | None = None
         async with self._pool.acquire() as connection, connection.transaction():
@@ -353,6 +373,22 @@ class Wallet:
             "total_stake": dict(sorted(totals.items())),
             "bets": [_bet_view(row) for row in rows],
         }
+
+
+COMMIT_ORDER_ATTEMPTS = 5
+
+
+async def _in_commit_order(once: Callable[[], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
+    """Run a transaction that appends to a player's stream, again if the store refused the
+    append for commit order (`CommitOrderError`: another writer of the stream went first
+    with a newer transaction). It is rolled back whole, so running it again is safe; the
+    next transaction is newer than that writer's."""
+    for _ in range(COMMIT_ORDER_ATTEMPTS - 1):
+        try:
+            return await once()
+        except CommitOrderError:
+            continue
+    return await once()
 
 
 def _stake_entries(

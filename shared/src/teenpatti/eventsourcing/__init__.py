@@ -11,6 +11,7 @@ from teenpatti.eventsourcing.relay import KafkaOutboxRelay, kafka_producer
 from teenpatti.eventsourcing.store import (
     AppendResult,
     AsyncpgEventStore,
+    CommitOrderError,
     ConcurrencyError,
     EventStoreError,
     GlobalPosition,
@@ -23,6 +24,7 @@ __all__ = [
     "AppendResult",
     "AsyncpgEventStore",
     "BatchHandler",
+    "CommitOrderError",
     "ConcurrencyError",
     "ConsumerStats",
     "EventStoreError",

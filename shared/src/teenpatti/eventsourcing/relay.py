@@ -131,9 +131,9 @@ class KafkaOutboxRelay:
                     woken = self._wake.is_set() or backoff is not None
                     self._wake.clear()
                     sent = await self.publish_pending()
-                    # Woken but nothing visible yet: an older transaction elsewhere still
-                    # holds the read barrier (usually for a few ms). Look again soon (2, 4,
-                    # 8, then every 10 ms) for up to an idle poll, rather than after it.
+                    # Woken but nothing visible yet: an older transaction on this database
+                    # still holds the read barrier (usually for a few ms). Look again soon
+                    # (2, 4, 8, then every 10 ms) for up to an idle poll, not after it.
                     if woken and not sent:
                         backoff = 0.002 if backoff is None else min(backoff * 2, 0.01)
                         waited += backoff
@@ -151,7 +151,7 @@ class KafkaOutboxRelay:
 
     async def _drain(self) -> None:
         """Publish every committed event before stopping. An event committed but still behind
-        the read barrier (an older transaction elsewhere is open) is waited for, up to
+        the read barrier (an older transaction on this database is open) is waited for, up to
         `drain_seconds`; past that the next leader publishes it."""
         deadline = asyncio.get_running_loop().time() + self._drain_seconds
         while True:

@@ -8,9 +8,10 @@ ids are made here (random UUIDs, by Postgres), so they are unique without an ind
 Gap safety. Positions come from a sequence, assigned at insert and visible at commit, so a
 transaction can commit a lower position after a reader has passed it. Each row therefore
 records the id of the transaction that wrote it, and `read_all` walks the store in
-(transaction id, position) order, only below the oldest transaction still running
-(`pg_snapshot_xmin`). No row can ever appear below that line again, so a tailing reader
-never skips one, and appends stay fully concurrent (no global lock).
+(transaction id, position) order, only below the read barrier: the oldest transaction
+still running that could write to this database (`READ_BARRIER`). No row can ever appear
+below that line again, so a tailing reader never skips one, and appends stay fully
+concurrent (no global lock).
 
 Hash chain. Each event's `hash` is sha256 of the previous event's hash in its stream (32 zero
 bytes before version 1) and the event's canonical bytes (`events_canonical`; documented and
@@ -154,6 +155,24 @@ SCHEMA = _SCHEMA.replace("{add_hash_column}", add_column_sql("events", "hash", "
 
 NOTIFY_CHANNEL = "events_appended"
 
+# The read barrier, as a scalar subquery: the oldest transaction in the statement's snapshot
+# still running (`pg_snapshot_xip`) that could write to this database, or, with none, the
+# first transaction id not yet given out (`pg_snapshot_xmax`). Transaction ids are
+# cluster-wide, so `pg_snapshot_xmin` alone would let a transaction of any database on the
+# server (another service's, a migration's) hold this store's readers back. One is left out
+# only when `pg_stat_activity`, read after the snapshot, shows it belongs to a session of
+# another database: a session never changes database and a transaction writes to its own
+# only, so that is always safe to skip, even if the session has ended since (what is not
+# known to be elsewhere still counts). `backend_xid` is the 32-bit form of the id.
+READ_BARRIER = (
+    "SELECT least(pg_snapshot_xmax(snapshot)::text::bigint, ("
+    "  SELECT min(xid::text::bigint) FROM pg_snapshot_xip(snapshot) AS xid"
+    "  WHERE xid::text::bigint % 4294967296 NOT IN ("
+    "    SELECT backend_xid::text::bigint FROM pg_stat_activity"
+    "    WHERE backend_xid IS NOT NULL AND datname <> current_database())))"
+    " FROM pg_current_snapshot() AS snapshot"
+)
+
 _COLUMNS = (
     "position, transaction_id, stream_id, stream_version, event_id, event_type, schema_version,"
     " table_id, occurred_at, correlation_id, causation_id, producer, payload::text AS payload"
@@ -192,9 +211,22 @@ _APPEND_NEW_STREAM = (
     "WITH bump AS (INSERT INTO streams (stream_id, version) VALUES ($1, $3)"
     " ON CONFLICT (stream_id) DO NOTHING RETURNING 1)," + _CHAIN_START + _INSERT_EVENTS
 )
+# A transaction may only go on a stream after events written by transactions older than
+# itself: readers walk the store in (transaction id, position) order, so a stream's events
+# must be stored in that order too. A transaction that took its id before waiting its turn
+# (a consumer's `processed_events` row, then a lock another writer held) would put its event
+# before the previous one; it is refused like a stale version, and a new transaction, with
+# a newer id, succeeds.
+_OLDER_THAN_THE_STREAM = (
+    " AND NOT EXISTS (SELECT 1 FROM events WHERE stream_id = $1 AND stream_version = $2"
+    " AND transaction_id > pg_current_xact_id()::text::bigint)"
+)
 _APPEND_EXISTING_STREAM = (
     "WITH bump AS (UPDATE streams SET version = $3 WHERE stream_id = $1 AND version = $2"
-    " RETURNING 1)," + _CHAIN_START + _INSERT_EVENTS
+    + _OLDER_THAN_THE_STREAM
+    + " RETURNING 1),"
+    + _CHAIN_START
+    + _INSERT_EVENTS
 )
 
 
@@ -202,7 +234,8 @@ _APPEND_EXISTING_STREAM = (
 # commands it measured about a third slower than the statements above, hence both.) $1-$5
 # describe the streams (one element each), $6-$11 the events (one each, `k` naming the
 # event's stream by its index), $12 and $13 occurred_at and producer. Every stream is bumped
-# from its expected version (or created, for 0); the events are stored only if all were, and
+# from its expected version (or created, for 0), if its last event is not newer than this
+# transaction (as above); the events are stored only if all were, and
 # chained per stream by a window aggregate from the hash at the expected version, as above.
 _APPEND_MANY = f"""
 WITH s AS (
@@ -211,6 +244,9 @@ WITH s AS (
 ), bumped AS (
     UPDATE streams SET version = s.new_version FROM s
      WHERE s.expected > 0 AND streams.stream_id = s.stream_id AND streams.version = s.expected
+       AND NOT EXISTS (SELECT 1 FROM events WHERE events.stream_id = s.stream_id
+                          AND events.stream_version = s.expected
+                          AND events.transaction_id > pg_current_xact_id()::text::bigint)
     RETURNING 1
 ), created AS (
     INSERT INTO streams (stream_id, version)
@@ -251,6 +287,12 @@ class EventStoreError(Exception):
 
 class ConcurrencyError(EventStoreError):
     """The stream moved on since the caller read it: re-read and decide again."""
+
+
+class CommitOrderError(ConcurrencyError):
+    """The stream's last event was written by a transaction newer than the appending one
+    (which took its id before it waited its turn): the same append succeeds in a new
+    transaction. Rare; callers that hold the stream's lock may simply run theirs again."""
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -560,7 +602,7 @@ class AsyncpgEventStore:
         rows = await executor.fetch(
             f"SELECT {_COLUMNS} FROM events"
             " WHERE (transaction_id, position) > ($1, $2)"
-            "   AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())::text::bigint"
+            f"   AND transaction_id < ({READ_BARRIER})"
             " ORDER BY transaction_id, position LIMIT $3",
             after.transaction_id,
             after.position,
@@ -586,7 +628,8 @@ class AsyncpgEventStore:
 async def _raise_conflict(
     executor: asyncpg.Connection | asyncpg.Pool, appends: Sequence[StreamAppend]
 ) -> NoReturn:
-    """Raise ConcurrencyError naming the streams not at their expected versions."""
+    """Raise ConcurrencyError naming the streams not at their expected versions (or, with
+    none, saying this transaction is older than a stream's last event)."""
     current = dict(
         await executor.fetch(
             "SELECT stream_id, version FROM streams WHERE stream_id = ANY($1::text[])",
@@ -599,4 +642,9 @@ async def _raise_conflict(
         for a in appends
         if current.get(a.stream_id, 0) != a.expected_version
     ]
-    raise ConcurrencyError("; ".join(moved) or "a stream moved on while appending")
+    if moved:
+        raise ConcurrencyError("; ".join(moved))
+    raise CommitOrderError(
+        "a stream's last event was written by a transaction newer than this one; append"
+        " again in a new transaction (a stream's events are stored in commit order)"
+    )
