@@ -47,17 +47,19 @@ class FeedHandler:
         await self.batch(connection, [envelope])
 
     async def batch(self, connection: asyncpg.Connection, envelopes: list[EventEnvelope]) -> None:
-        """A poll's events: each table's state loaded and stored once, then its messages
-        published in order. (A batch that fails and is handled again one by one publishes
-        its messages again; the WebSocket feed skips positions it has already sent.)"""
+        """A poll's events: the tables' states loaded in one query, then each table's
+        messages published in order. (A batch that fails and is handled again one by one
+        publishes its messages again; the WebSocket feed skips positions it has already
+        sent.)"""
         by_table: dict[str, list[EventEnvelope]] = {}
         for envelope in envelopes:
             if envelope.stream_id == stream_id_for(envelope.table_id):
                 by_table.setdefault(envelope.table_id, []).append(envelope)
             # else: verdicts for unknown tables, not part of any table's feed
+        states = await self._service.repository.load_many(list(by_table), connection=connection)
         updates: list[FeedUpdate] = []
         for table_id, events in by_table.items():
-            state = await self._service.repository.load(table_id, connection=connection)
+            state = states[table_id]
             current = state.version >= events[-1].stream_version
             messages = [
                 feed_message(

@@ -13,10 +13,15 @@ import asyncpg
 
 from teenpatti.events import Event
 from teenpatti.events.catalog import CardScanned
-from teenpatti.eventsourcing import AsyncpgEventStore, ConcurrencyError, partition_for
+from teenpatti.eventsourcing import (
+    AsyncpgEventStore,
+    ConcurrencyError,
+    StreamAppend,
+    partition_for,
+)
 
 from .adapters.snapshots import save_snapshot
-from .adapters.tables import TableRepository, save_table
+from .adapters.tables import TableRepository, save_tables
 from .config import TableSettings
 from .domain import (
     OpenTable,
@@ -107,19 +112,22 @@ class TableService:
     # -------------------------------------------------------------- scans (Kafka)
     async def handle_scans(self, connection: asyncpg.Connection, scans: list[CardScanned]) -> None:
         """Deal or refuse scanned cards, in their order, inside the consumer's transaction (a
-        poll's worth at a time). Each table is read once, before the transaction writes to it
-        (so what is read is committed), and gets one append for all its cards. A
-        ConcurrencyError rolls the transaction back and the consumer handles them again."""
+        poll's worth at a time). The tables are read in one query, before the transaction
+        writes to them (so what is read is committed), and all their cards appended in one
+        statement. A ConcurrencyError rolls the transaction back and the consumer handles
+        them again."""
         by_table: dict[str, list[CardScanned]] = {}
         for scan in scans:
             by_table.setdefault(scan.table_id, []).append(scan)
+        states = await self.repository.load_many(list(by_table), connection=connection)
+        now = self.clock()
+        dealt: list[tuple[TableState, list[Event]]] = []
         for table_id, mine in by_table.items():
-            state = await self.repository.load(table_id, connection=connection)
+            state = states[table_id]
             if state.status is TableStatus.UNKNOWN:
                 for scan in mine:  # each verdict read back: these streams are rare
-                    await self._refuse_unknown_table(connection, scan, self.clock())
+                    await self._refuse_unknown_table(connection, scan, now)
                 continue
-            now = self.clock()
             events: list[Event] = []
             after = state
             for scan in mine:
@@ -127,7 +135,9 @@ class TableService:
                 after = evolve_all(after, decided, now)
                 events += decided
             if events:
-                await self._append(connection, state, events, now)
+                dealt.append((state, events))
+        if dealt:
+            await self._append_many(connection, dealt, now)
 
     async def _refuse_unknown_table(
         self, connection: asyncpg.Connection, scan: CardScanned, now: datetime
@@ -175,24 +185,47 @@ class TableService:
         events: list[Event],
         now: datetime,
     ) -> TableState:
-        appended = await self.store.append(
-            stream_id_for(state.table_id),
-            state.version,
-            events,
-            table_id=state.table_id,
-            occurred_at=now,
-            connection=connection,
-        )
-        new_state = evolve_all(state, events, now)
-        await save_table(
+        [new_state] = await self._append_many(connection, [(state, events)], now)
+        return new_state
+
+    async def _append_many(
+        self,
+        connection: asyncpg.Connection,
+        changes: list[tuple[TableState, list[Event]]],
+        now: datetime,
+    ) -> list[TableState]:
+        """Append each table's events after the state they were decided on, update the
+        tables' projection rows and take the snapshots that fall due: one statement each."""
+        appends = [
+            StreamAppend(stream_id_for(state.table_id), state.version, events, state.table_id)
+            for state, events in changes
+        ]
+        if len(appends) == 1:  # one round trip; append_many adds a savepoint's two
+            [one] = appends
+            appended = [
+                await self.store.append(
+                    one.stream_id,
+                    one.expected_version,
+                    one.events,
+                    table_id=one.table_id,
+                    occurred_at=now,
+                    connection=connection,
+                )
+            ]
+        else:
+            appended = await self.store.append_many(appends, connection=connection, occurred_at=now)
+        new_states = [evolve_all(state, events, now) for state, events in changes]
+        await save_tables(
             connection,
-            new_state,
-            self.partition_of(state.table_id),
-            next_clock_time(new_state, self.pause_timeout),
+            [
+                (new, self.partition_of(new.table_id), next_clock_time(new, self.pause_timeout))
+                for new in new_states
+            ],
         )
         every = self.settings.snapshot_every
-        if every and new_state.version // every > state.version // every:
-            # the state built here is exactly what a replay of the committed events gives
-            # (the events carry `now` as occurred_at), so it can be kept as the snapshot
-            await save_snapshot(connection, new_state, appended.event_ids[-1])
-        return new_state
+        for (old, _), new, result in zip(changes, new_states, appended, strict=True):
+            if every and new.version // every > old.version // every:
+                # the state built here is exactly what a replay of the committed events
+                # gives (the events carry `now` as occurred_at), so it can be the snapshot
+                await save_snapshot(connection, new, result.event_ids[-1])
+        return new_states

@@ -106,6 +106,22 @@ async def read_table_stream(
     return rows  # type: ignore[no-any-return]
 
 
+async def read_newer_events(
+    executor: asyncpg.Connection | asyncpg.Pool, known: dict[str, TableState]
+) -> list[StoredEvent]:
+    """The events of several table streams after the versions known of them (stream id ->
+    state), in one query, in stream order."""
+    rows = await executor.fetch(
+        f"SELECT {_COLUMNS} FROM unnest($1::text[], $2::int[]) AS known(sid, known_version)"
+        " JOIN events ON events.stream_id = known.sid AND stream_version > known.known_version"
+        " ORDER BY stream_id, stream_version",
+        list(known),
+        [state.version for state in known.values()],
+        record_class=StoredEvent,
+    )
+    return rows  # type: ignore[no-any-return]
+
+
 class TableRepository:
     """Loads a table's state from its stream. States already built are kept and only the
     newer events are read, so a long-running table is not replayed from the start each time;
@@ -120,18 +136,38 @@ class TableRepository:
     async def load(self, table_id: str, connection: asyncpg.Connection | None = None) -> TableState:
         """The table as its committed events say. With `connection`, call it before the
         transaction writes anything: what it reads then is committed, and may be kept."""
-        if not TABLE_ID_PATTERN.match(table_id):
-            return TableState(table_id=table_id)  # never a table; nothing to read
+        return (await self.load_many([table_id], connection))[table_id]
+
+    async def load_many(
+        self, table_ids: Sequence[str], connection: asyncpg.Connection | None = None
+    ) -> dict[str, TableState]:
+        """`load` of several tables: the newer events of those already built here in one
+        query, the others each from its snapshot."""
         executor = connection or self._pool
-        cached = self._cache.get(table_id)
-        if cached is not None:
-            state = cached
-            rows = await read_table_stream(executor, table_id, state.version)
-        else:
-            state, rows = await self._from_snapshot(executor, table_id)
+        states: dict[str, TableState] = {}
+        cached: dict[str, TableState] = {}
+        for table_id in table_ids:
+            if not TABLE_ID_PATTERN.match(table_id):
+                states[table_id] = TableState(table_id=table_id)  # never a table; nothing to read
+            elif (state := self._cache.get(table_id)) is not None:
+                cached[stream_id_for(table_id)] = state
+            else:
+                state, rows = await self._from_snapshot(executor, table_id)
+                states[table_id] = self._fold(state, rows)
+        if cached:
+            newer: dict[str, list[StoredEvent]] = {stream_id: [] for stream_id in cached}
+            for row in await read_newer_events(executor, cached):
+                newer[row.stream_id].append(row)
+            for stream_id, state in cached.items():
+                states[state.table_id] = self._fold(state, newer[stream_id])
+        return states
+
+    def _fold(self, state: TableState, rows: Sequence[StoredEvent]) -> TableState:
         for row in rows:
             if row.stream_version != state.version + 1:  # never: stream versions are dense
-                raise RuntimeError(f"table {table_id}: gap before version {row.stream_version}")
+                raise RuntimeError(
+                    f"table {state.table_id}: gap before version {row.stream_version}"
+                )
             event = registry.decode_json(row.event_type, row.schema_version, row.payload_json)
             state = evolve(state, event, row.occurred_at)
         if rows:
@@ -174,33 +210,41 @@ class TableRepository:
             self._cache[state.table_id] = state
 
 
-async def save_table(
+async def save_tables(
     connection: asyncpg.Connection,
-    state: TableState,
-    kafka_partition: int,
-    clock_due_at: datetime | None,
+    tables: Sequence[tuple[TableState, int, datetime | None]],
 ) -> None:
-    """Upsert the table's projection row; called in the transaction of the append."""
-    view = state_view(state)
-    round_id = state.round.round_id if state.round is not None else None
+    """Upsert the projection rows of several tables (state, Kafka partition, clock due) in
+    one statement; called in the transaction of their appends."""
+    columns: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [], [])
+    for state, kafka_partition, clock_due_at in tables:
+        values = (
+            state.table_id,
+            kafka_partition,
+            state.status.value,
+            state.phase,
+            state.round.round_id if state.round is not None else None,
+            needs_clock(state),
+            json.dumps(state_view(state)["config"]),
+            state.version,
+            clock_due_at,
+        )
+        for column, value in zip(columns, values, strict=True):
+            column.append(value)
     await connection.execute(
         "INSERT INTO tables (table_id, kafka_partition, status, phase, round_id, needs_clock,"
         " config, version, updated_at, clock_due_at)"
-        " VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, now(), $9)"
+        " SELECT table_id, kafka_partition, status, phase, round_id, needs_clock,"
+        " config::jsonb, version, now(), clock_due_at FROM unnest($1::text[], $2::int[],"
+        " $3::text[], $4::text[], $5::text[], $6::bool[], $7::text[], $8::int[],"
+        " $9::timestamptz[]) AS t(table_id, kafka_partition, status, phase, round_id,"
+        " needs_clock, config, version, clock_due_at)"
         " ON CONFLICT (table_id) DO UPDATE SET kafka_partition = EXCLUDED.kafka_partition,"
         " status = EXCLUDED.status, phase = EXCLUDED.phase, round_id = EXCLUDED.round_id,"
         " needs_clock = EXCLUDED.needs_clock, config = EXCLUDED.config,"
         " version = EXCLUDED.version, updated_at = now(), clock_due_at = EXCLUDED.clock_due_at"
         " WHERE tables.version < EXCLUDED.version",
-        state.table_id,
-        kafka_partition,
-        state.status.value,
-        state.phase,
-        round_id,
-        needs_clock(state),
-        json.dumps(view["config"]),
-        state.version,
-        clock_due_at,
+        *columns,
     )
 
 
