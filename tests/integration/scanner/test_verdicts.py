@@ -1,16 +1,23 @@
-"""The Redis verdict broker against the real Redis: heard live, or found when it came first."""
+"""The Redis verdict broker against the real Redis: heard live, or found when it came first;
+and the `verdicts` consumer's batch against the real Postgres and Redis."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from uuid import uuid4
+from datetime import UTC, datetime
+from uuid import UUID, uuid4
 
+import asyncpg
 import pytest
 from redis.asyncio import Redis
 
+from scanner_gateway.adapters import postgres as db
 from scanner_gateway.adapters.verdicts import VerdictBroker
+from scanner_gateway.consumers import verdict_recorder
 from scanner_gateway.domain import ScanAnswer
+from teenpatti.events import Event, EventEnvelope, new_envelope
+from teenpatti.events.catalog import BettingClosed, CardDealt, CardRefused
 from teenpatti.settings import InfrastructureSettings
 
 
@@ -32,6 +39,21 @@ async def brokers(
         stop.set()
         await asyncio.wait_for(asyncio.gather(*tasks), 10)
         await redis.aclose()
+
+
+def scan_row(scan_id: UUID, status: str) -> db.ScanRow:
+    return db.ScanRow(
+        scan_id=scan_id,
+        device_id="D1",
+        table_id="V1",
+        card="9C",
+        status=status,
+        reason=None,
+        detail=None,
+        position=None,
+        duplicate_of=None,
+        received_at=datetime.now(UTC),
+    )
 
 
 def registered() -> ScanAnswer:
@@ -81,3 +103,75 @@ async def test_no_verdict_is_none_after_the_wait_and_others_are_not_mixed_up(
     consumer_side, request_side = brokers
     await consumer_side.announce(registered())  # someone else's verdict
     assert await request_side.wait(uuid4(), 0.2) is None
+
+
+async def test_a_polls_verdicts_are_recorded_in_one_go_and_the_first_verdict_stands(
+    pool: asyncpg.Pool, brokers: tuple[VerdictBroker, VerdictBroker]
+) -> None:
+    """The `verdicts` consumer's batch: each pending scan takes its table's verdict once
+    (a later verdict for the same scan changes nothing), scans that are not ours are left
+    alone, other events are ignored, and only what was decided is announced."""
+    consumer_side, request_side = brokers
+    await db.migrate(pool)
+    dealt, refused, decided_before = uuid4(), uuid4(), uuid4()
+    async with pool.acquire() as connection:
+        for scan_id, status in (
+            (dealt, "pending"),
+            (refused, "pending"),
+            (decided_before, "registered"),
+        ):
+            await db.insert_scan(connection, scan_row(scan_id, status))
+
+    def envelope(event: Event, version: int) -> EventEnvelope:
+        return new_envelope(
+            event, stream_id="table-V1", stream_version=version, table_id="V1", producer="tests"
+        )
+
+    def card_dealt(scan_id: UUID, card: str, position: str) -> CardDealt:
+        return CardDealt(
+            round_id="R1", table_id="V1", position=position, card=card, scan_id=scan_id
+        )
+
+    stranger = uuid4()
+    poll = [
+        envelope(BettingClosed(round_id="R1", table_id="V1", closed_at=datetime.now(UTC)), 1),
+        envelope(card_dealt(dealt, "9C", "A1"), 2),
+        envelope(card_dealt(stranger, "8C", "B1"), 3),  # not a scan of this gateway
+        envelope(card_dealt(decided_before, "7C", "A2"), 4),  # decided already
+        envelope(
+            CardRefused(
+                table_id="V1",
+                round_id="R1",
+                scan_id=refused,
+                card="9C",
+                reason="duplicate_card",
+                detail="9C is already dealt at A1",
+            ),
+            5,
+        ),
+        envelope(card_dealt(dealt, "2C", "B2"), 6),  # a second verdict on the same scan
+    ]
+    waiters = [
+        asyncio.create_task(request_side.wait(scan_id, seconds))
+        for scan_id, seconds in ((dealt, 10), (refused, 10), (stranger, 1), (decided_before, 1))
+    ]
+    await asyncio.sleep(0.05)
+    async with pool.acquire() as connection, connection.transaction():
+        await verdict_recorder(consumer_side)(connection, poll)
+
+    rows = {
+        scan_id: await db.load_scan(pool, scan_id) for scan_id in (dealt, refused, decided_before)
+    }
+    assert rows[dealt] is not None and (rows[dealt].status, rows[dealt].position) == (
+        "registered",
+        "A1",
+    )
+    assert rows[refused] is not None
+    assert (rows[refused].status, rows[refused].reason) == ("refused", "duplicate_card")
+    assert rows[decided_before] is not None and rows[decided_before].position is None
+    assert await db.load_scan(pool, stranger) is None
+
+    heard = await asyncio.gather(*waiters)
+    assert heard[0] == ScanAnswer(scan_id=dealt, status="registered", position="A1", card="9C")
+    assert heard[1] is not None and heard[1].reason == "duplicate_card"
+    assert heard[2:] == [None, None], "only the verdicts that decided a scan are announced"

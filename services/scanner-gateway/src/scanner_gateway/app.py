@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import asyncpg
 from fastapi import FastAPI
 from redis.asyncio import Redis
 
@@ -16,8 +17,8 @@ from scanner_gateway.config import ScannerSettings
 from scanner_gateway.consumers import verdict_recorder
 from scanner_gateway.entrypoints import BodyLimitMiddleware, router
 from scanner_gateway.handlers import Gateway
+from teenpatti.events import EventEnvelope
 from teenpatti.events.catalog import SCANNER_EVENTS, TABLE_EVENTS
-from teenpatti.eventsourcing import each_in_order
 from teenpatti.http import ApiKeys, install_problem_handlers
 from teenpatti.runtime import ServiceRuntime
 
@@ -47,14 +48,18 @@ def create_app(settings: ScannerSettings | None = None) -> FastAPI:
             async def joined(partitions: set[int]) -> None:
                 app.state.verdicts_joined = True
 
-            # a poll per transaction: a failed batch handled again one by one announces its
-            # verdicts again, which changes nothing (the same verdicts)
-            on_verdict = verdict_recorder(broker)
+            # a poll per transaction, its verdicts in one statement; a failed poll is
+            # handled again one event at a time
+            record_verdicts = verdict_recorder(broker)
+
+            async def on_verdict(connection: asyncpg.Connection, envelope: EventEnvelope) -> None:
+                await record_verdicts(connection, [envelope])
+
             runtime.consume(
                 "verdicts",
                 [TABLE_EVENTS],
                 on_verdict,
-                batch_handler=each_in_order(on_verdict),
+                batch_handler=record_verdicts,
                 on_assigned=joined,
             )
             app.state.broker = broker

@@ -8,6 +8,7 @@ its verdict once the table gives one; `GET /scans/{id}` reads it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from uuid import UUID
@@ -225,22 +226,33 @@ async def insert_scan(
     )
 
 
-async def record_verdict(
-    connection: asyncpg.Connection, verdict: ScanAnswer, *, at: datetime
-) -> bool:
-    """The table's verdict on a pending scan; False if the scan is not ours or not pending
-    (the first verdict stands)."""
-    updated = await connection.fetchval(
-        "UPDATE scans SET status = $2, reason = $3, detail = $4, position = $5, decided_at = $6"
-        " WHERE scan_id = $1 AND status = 'pending' RETURNING true",
-        verdict.scan_id,
-        verdict.status,
-        verdict.reason,
-        verdict.detail,
-        verdict.position,
-        at,
+async def record_verdicts(
+    connection: asyncpg.Connection, verdicts: Sequence[tuple[ScanAnswer, datetime]]
+) -> set[UUID]:
+    """The table's verdicts on pending scans (each with when it was given), in one
+    statement; the ids of the scans they decided. A scan that is not ours or not pending
+    any more is left as it is (the first verdict stands)."""
+    first: dict[UUID, tuple[ScanAnswer, datetime]] = {}
+    for verdict, at in verdicts:
+        first.setdefault(verdict.scan_id, (verdict, at))  # one row may be updated once
+    if not first:
+        return set()
+    verdicts = list(first.values())
+    rows = await connection.fetch(
+        "UPDATE scans SET status = v.status, reason = v.reason, detail = v.detail,"
+        " position = v.position, decided_at = v.decided_at"
+        " FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[],"
+        " $6::timestamptz[]) AS v(scan_id, status, reason, detail, position, decided_at)"
+        " WHERE scans.scan_id = v.scan_id AND scans.status = 'pending'"
+        " RETURNING scans.scan_id",
+        [verdict.scan_id for verdict, _ in verdicts],
+        [verdict.status for verdict, _ in verdicts],
+        [verdict.reason for verdict, _ in verdicts],
+        [verdict.detail for verdict, _ in verdicts],
+        [verdict.position for verdict, _ in verdicts],
+        [at for _, at in verdicts],
     )
-    return bool(updated)
+    return {row[0] for row in rows}
 
 
 async def load_scan(executor: asyncpg.Pool | asyncpg.Connection, scan_id: UUID) -> ScanRow | None:

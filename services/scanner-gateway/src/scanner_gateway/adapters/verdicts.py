@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import logging
 import re
+from collections.abc import Sequence
 from uuid import UUID
 
 from pydantic import ValidationError
@@ -38,17 +39,23 @@ class VerdictBroker:
         return f"{self._prefix}scan:{scan_id}"
 
     async def announce(self, verdict: ScanAnswer) -> None:
-        """Store and publish a verdict. Best effort: a Redis failure is logged, since the
-        verdict is safe in Postgres and waiters fall back to it."""
-        name = self.channel(verdict.scan_id)
-        data = verdict.model_dump_json()
+        await self.announce_all([verdict])
+
+    async def announce_all(self, verdicts: Sequence[ScanAnswer]) -> None:
+        """Store and publish verdicts, in one Redis round trip. Best effort: a Redis failure
+        is logged, since the verdicts are safe in Postgres and waiters fall back to them."""
+        if not verdicts:
+            return
         try:
             async with self._redis.pipeline(transaction=True) as pipe:
-                pipe.set(name, data, ex=self._ttl_seconds)
-                pipe.publish(name, data)
+                for verdict in verdicts:
+                    name, data = self.channel(verdict.scan_id), verdict.model_dump_json()
+                    pipe.set(name, data, ex=self._ttl_seconds)
+                    pipe.publish(name, data)
                 await pipe.execute()
         except (RedisError, OSError) as error:
-            log.warning("could not announce the verdict of scan %s: %s", verdict.scan_id, error)
+            scans = ", ".join(str(verdict.scan_id) for verdict in verdicts)
+            log.warning("could not announce the verdicts of scans %s: %s", scans, error)
 
     async def lookup(self, scan_id: UUID) -> ScanAnswer | None:
         try:
