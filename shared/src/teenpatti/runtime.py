@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 from collections.abc import Sequence
 from types import TracebackType
@@ -71,6 +72,16 @@ async def keep_session(connection: asyncpg.Connection) -> None:
     ends the one session that holds a lock and a LISTEN."""
 
 
+def freeze_startup_objects() -> None:
+    """Keep what exists after start-up (modules, FastAPI and pydantic schemas, the clients)
+    out of the garbage collector's full collections, which otherwise walk all of it: about
+    90,000 objects, 40-170 ms with the event loop stopped, measured in the services under
+    load (a table's betting window closing that much late). Later full collections only
+    walk objects made after this."""
+    gc.collect()
+    gc.freeze()
+
+
 class ServiceRuntime:
     """One service instance's store, relay (publishing to `emits`) and consumers."""
 
@@ -132,6 +143,7 @@ class ServiceRuntime:
             self._store, self._producer, self.settings.topic(self._emits), name=self.service
         )
         self.spawn(relay.run(self._stop), name=f"{self.service}-relay")
+        freeze_startup_objects()
 
     def consume(
         self,
