@@ -11,7 +11,7 @@ import asyncpg
 from table_service.adapters import tables
 from table_service.adapters.tables import TableRepository
 from table_service.config import TableSettings
-from table_service.domain import OpenTable, RoundPhase, TableStatus
+from table_service.domain import OpenTable, RoundPhase, TableState, TableStatus
 from table_service.handlers import TableService
 from teenpatti.events.catalog import CardScanned
 from teenpatti.eventsourcing import AsyncpgEventStore
@@ -138,3 +138,55 @@ async def test_a_poll_for_many_tables_is_dealt_in_one_transaction_and_loaded_bac
     assert {table_id: rows[table_id] for table_id in TABLES} == {
         table_id: (state.version, state.phase) for table_id, state in final.items()
     }
+
+
+async def test_a_clock_that_heard_every_change_decides_unread_and_a_stale_state_is_refused(
+    infrastructure: InfrastructureSettings, store: AsyncpgEventStore
+) -> None:
+    """`tick(known_version=...)`: a state kept at the version the clock heard of is decided
+    on at once; if the table moved on unheard (another instance paused the round), the
+    append refuses the stale state and the clock decides again on what the stream says."""
+    pool = store.pool
+    await tables.migrate(pool)
+    settings = TableSettings(**infrastructure.model_dump())
+    clock = FakeClock()
+    service = TableService(store, settings, clock=clock)
+    other = TableService(store, settings, clock=clock)  # another instance
+    await service.open_table(
+        OpenTable(
+            table_id="K1",
+            name="Known",
+            betting_seconds=1.0,
+            result_pause_seconds=5.0,
+            limits={"EUR": {bet: {"min": 100, "max": 10_000} for bet in BET_TYPES}},
+        ),
+        "supervisor-1",
+    )
+    clock.advance(0.1)
+    opened, acted = await service.tick("K1")
+    assert acted and opened.round_in_play is not None
+
+    reads: list[str] = []
+    load = service.repository.load
+
+    async def counted_load(
+        table_id: str, connection: asyncpg.Connection | None = None
+    ) -> TableState:
+        reads.append(table_id)
+        return await load(table_id, connection)
+
+    service.repository.load = counted_load  # type: ignore[method-assign]
+
+    # heard of every change: nothing due yet, decided on the kept state, nothing read
+    state, acted = await service.tick("K1", known_version=opened.version)
+    assert (state, acted, reads) == (opened, False, [])
+
+    # another instance pauses the round; this clock has not heard of it yet
+    paused = await other.pause("K1", "supervisor-1", "camera")
+    clock.advance(1.5)  # the deadline passes
+    state, acted = await service.tick("K1", known_version=opened.version)
+    assert reads == ["K1"], "the stale state was refused and the stream read"
+    assert not acted and state == paused == await full_replay(pool, "K1")
+    assert state.round_in_play is not None and state.round_in_play.paused
+    events = await pool.fetchval("SELECT count(*) FROM events WHERE event_type = 'BettingClosed'")
+    assert events == 0, "betting of a paused round does not close"

@@ -181,9 +181,11 @@ class ClockManager:
     async def _run_clock(self, table_id: str, clock: _Clock) -> None:
         log.info("clock of %s started", table_id)
         while not self._stop.is_set():
+            # what this clock heard of the table, if it heard of every change meanwhile
+            known = clock.version if self._listening and not clock.reread else 0
             clock.reread = False
             try:
-                state, acted = await self._service.tick(table_id)
+                state, acted = await self._service.tick(table_id, known_version=known)
             except _RETRYABLE as error:
                 log.warning("clock of %s: %s; retrying", table_id, error)
                 await self._nap(self._poll_seconds)

@@ -105,9 +105,14 @@ class TableService:
         return state
 
     # -------------------------------------------------------------- the clock
-    async def tick(self, table_id: str) -> tuple[TableState, bool]:
-        """Whatever time makes due now (open a round, close betting, cancel a stale pause)."""
-        return await self.execute(table_id, lambda s, now: decide_clock(s, now, self.pause_timeout))
+    async def tick(self, table_id: str, known_version: int = 0) -> tuple[TableState, bool]:
+        """Whatever time makes due now (open a round, close betting, cancel a stale pause).
+        `known_version`: see `execute`."""
+        return await self.execute(
+            table_id,
+            lambda s, now: decide_clock(s, now, self.pause_timeout),
+            known_version=known_version,
+        )
 
     # -------------------------------------------------------------- scans (Kafka)
     async def handle_scans(self, connection: asyncpg.Connection, scans: list[CardScanned]) -> None:
@@ -158,11 +163,22 @@ class TableService:
         )
 
     # -------------------------------------------------------------- the one write path
-    async def execute(self, table_id: str, decide: Decision) -> tuple[TableState, bool]:
+    async def execute(
+        self, table_id: str, decide: Decision, *, known_version: int = 0
+    ) -> tuple[TableState, bool]:
         """Load, decide, append and project in one transaction, retried on a conflict.
-        Returns the state after the command and whether anything was appended."""
+        Returns the state after the command and whether anything was appended.
+
+        With `known_version` (the newest version the caller has heard of, from the
+        `table_changed` notifications), a state kept here at that version or newer is
+        decided on without reading the stream first: the append at its version still
+        refuses it if the table has moved on meanwhile, and the next attempt reads."""
+        cached = self.repository.cached(table_id) if known_version > 0 else None
         for _ in range(MAX_ATTEMPTS):
-            state = await self.repository.load(table_id)
+            if cached is not None and cached.version >= known_version:
+                state, cached = cached, None
+            else:
+                state = await self.repository.load(table_id)
             now = self.clock()
             events = decide(state, now)
             if not events:

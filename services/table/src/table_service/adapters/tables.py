@@ -196,6 +196,10 @@ class TableRepository:
             )
         return TableState(table_id=table_id), await read_table_stream(executor, table_id)
 
+    def cached(self, table_id: str) -> TableState | None:
+        """The newest state built here (committed events only), without reading anything."""
+        return self._cache.get(table_id)
+
     def remember(self, state: TableState) -> None:
         """Keep a state read from committed events (never one built from an open transaction)."""
         self._remember(state)
