@@ -287,10 +287,11 @@ async def measure(quick: bool, steps: list[int] | None = None) -> list[Figure]:
             "1,000 tables",
             value >= GOAL_TABLES,
             f"largest step passed {value:.0f}{failed}; plain asyncio timers: {timers}+. The"
-            " clocks sleep until their deadlines (told of changes by table_changed"
-            " notifications); what breaks first is CPU: the gateway and the table service"
-            " process every scan (6 per round) and share 2 cores with Postgres, Kafka, the"
-            " other services and the simulated dealers",
+            " clocks sleep until their deadlines and decide on the state they hold (told of"
+            " every change by table_changed notifications). What breaks first is the two"
+            " cores: from about 800 tables they are saturated, Postgres, the gateway and the"
+            " table service taking most (6 scans per round through both relays and three"
+            " consumers), and commits queue on Postgres's cluster-wide NOTIFY lock",
         ),
         Figure(
             BENCHMARK,
