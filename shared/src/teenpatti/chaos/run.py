@@ -228,7 +228,8 @@ async def _finish(
     config: ChaosConfig,
 ) -> None:
     """Wait until the audit sees nothing in progress (settlements and payments of the last
-    rounds), then run every check."""
+    rounds) and every consumer has applied every event on its topics (a consumer back from
+    a kill may still be catching up on the last rounds' events), then run every check."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + config.settle_seconds
     while True:
@@ -237,8 +238,13 @@ async def _finish(
         if not found or loop.time() >= deadline:
             break
         await asyncio.sleep(2.0)
+    while True:
+        consumed = await check_consumers(settings, databases)
+        behind = [v for v in consumed.violations if "never applied" in v.detail]
+        if not behind or loop.time() >= deadline:
+            break
+        await asyncio.sleep(2.0)
     money_check = await check_money(studio)
-    consumed = await check_consumers(settings, databases)
     report.violations = [
         *money_check.violations,
         *found,
