@@ -36,6 +36,20 @@ def scan(clock: FakeClock, table_id: str, card: str) -> CardScanned:
     )
 
 
+async def open_table(service: TableService, table_id: str) -> None:
+    """A table with 1 s of betting and a 5 s result pause."""
+    await service.open_table(
+        OpenTable(
+            table_id=table_id,
+            name="Batches",
+            betting_seconds=1.0,
+            result_pause_seconds=5.0,
+            limits={"EUR": {bet: {"min": 100, "max": 10_000} for bet in BET_TYPES}},
+        ),
+        "supervisor-1",
+    )
+
+
 async def deal_poll(service: TableService, scans: list[CardScanned]) -> None:
     async with service.store.pool.acquire() as connection, connection.transaction():
         await service.handle_scans(connection, scans)
@@ -55,16 +69,7 @@ async def test_a_poll_for_many_tables_is_dealt_in_one_transaction_and_loaded_bac
     clock = FakeClock()
     service = TableService(store, settings, clock=clock)
     for table_id in TABLES:
-        await service.open_table(
-            OpenTable(
-                table_id=table_id,
-                name="Batches",
-                betting_seconds=1.0,
-                result_pause_seconds=5.0,
-                limits={"EUR": {bet: {"min": 100, "max": 10_000} for bet in BET_TYPES}},
-            ),
-            "supervisor-1",
-        )
+        await open_table(service, table_id)
         clock.advance(0.1)
         await service.tick(table_id)  # RoundOpened
     clock.advance(1.5)
@@ -152,16 +157,7 @@ async def test_a_clock_that_heard_every_change_decides_unread_and_a_stale_state_
     clock = FakeClock()
     service = TableService(store, settings, clock=clock)
     other = TableService(store, settings, clock=clock)  # another instance
-    await service.open_table(
-        OpenTable(
-            table_id="K1",
-            name="Known",
-            betting_seconds=1.0,
-            result_pause_seconds=5.0,
-            limits={"EUR": {bet: {"min": 100, "max": 10_000} for bet in BET_TYPES}},
-        ),
-        "supervisor-1",
-    )
+    await open_table(service, "K1")
     clock.advance(0.1)
     opened, acted = await service.tick("K1")
     assert acted and opened.round_in_play is not None

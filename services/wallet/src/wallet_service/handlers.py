@@ -111,31 +111,20 @@ class Wallet:
     async def deposit(
         self, operator_id: str, player_id: str, transfer_id: str, currency: str, amount: int
     ) -> dict[str, Any]:
-        return await self._transfer(
-            "deposit", operator_id, player_id, transfer_id, currency, amount
+        return await _in_commit_order(
+            lambda: self._transfer("deposit", operator_id, player_id, transfer_id, currency, amount)
         )
 
     async def withdraw(
         self, operator_id: str, player_id: str, transfer_id: str, currency: str, amount: int
     ) -> dict[str, Any]:
-        return await self._transfer(
-            "withdrawal", operator_id, player_id, transfer_id, currency, amount
+        return await _in_commit_order(
+            lambda: self._transfer(
+                "withdrawal", operator_id, player_id, transfer_id, currency, amount
+            )
         )
 
     async def _transfer(
-        self,
-        kind: str,
-        operator_id: str,
-        player_id: str,
-        transfer_id: str,
-        currency: str,
-        amount: int,
-    ) -> dict[str, Any]:
-        return await _in_commit_order(
-            lambda: self._transfer_once(kind, operator_id, player_id, transfer_id, currency, amount)
-        )
-
-    async def _transfer_once(
         self,
         kind: str,
         operator_id: str,
