@@ -216,20 +216,7 @@ class TableService:
             StreamAppend(stream_id_for(state.table_id), state.version, events, state.table_id)
             for state, events in changes
         ]
-        if len(appends) == 1:  # one round trip; append_many adds a savepoint's two
-            [one] = appends
-            appended = [
-                await self.store.append(
-                    one.stream_id,
-                    one.expected_version,
-                    one.events,
-                    table_id=one.table_id,
-                    occurred_at=now,
-                    connection=connection,
-                )
-            ]
-        else:
-            appended = await self.store.append_many(appends, connection=connection, occurred_at=now)
+        appended = await self.store.append_many(appends, connection=connection, occurred_at=now)
         new_states = [evolve_all(state, events, now) for state, events in changes]
         await save_tables(
             connection,

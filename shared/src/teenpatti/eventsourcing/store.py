@@ -515,9 +515,25 @@ class AsyncpgEventStore:
         occurred_at: datetime | None = None,
     ) -> list[AppendResult]:
         """`append` to several streams in one statement (one round trip), all or none: a
-        ConcurrencyError leaves none of them appended. Joins `connection`'s transaction."""
+        ConcurrencyError leaves none of them appended. Joins `connection`'s transaction.
+        One stream is simply an `append`: its statement is cheaper, and a conflict there
+        writes nothing, so it needs no savepoint."""
         if len({appended.stream_id for appended in appends}) != len(appends):
             raise ValueError("one StreamAppend per stream")
+        if len(appends) == 1:
+            [one] = appends
+            return [
+                await self.append(
+                    one.stream_id,
+                    one.expected_version,
+                    one.events,
+                    table_id=one.table_id,
+                    correlation_id=one.correlation_id,
+                    causation_ids=one.causation_ids,
+                    occurred_at=occurred_at,
+                    connection=connection,
+                )
+            ]
         # in a transaction (or savepoint) of its own: a conflict undoes the streams bumped
         transaction = connection.transaction()
         await transaction.start()
