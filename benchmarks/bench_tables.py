@@ -1,6 +1,6 @@
 """Tables: how many tables one set of instances runs with betting windows closing on time.
 
-    uv run python benchmarks/bench_tables.py [--quick]
+    uv run python benchmarks/bench_tables.py [--quick] [--steps N ...] [--seconds S]
 
 For each step (50, 100, 200, 400, 600, 800, 1000 tables; 20 and 50 with --quick) a fresh system
 (the four services as processes on the local stack, `fresh_system`) opens that many tables
@@ -241,7 +241,9 @@ async def raw_clock_capacity(steps: list[int]) -> int:
 
 
 # ------------------------------------------------------------------------------------ main
-async def measure(quick: bool, steps: list[int] | None = None) -> list[Figure]:
+async def measure(
+    quick: bool, steps: list[int] | None = None, seconds: float | None = None
+) -> list[Figure]:
     print(
         f"raw limits: deadlines over one {CYCLE_SECONDS:g} s round cycle, 2 per table...",
         flush=True,
@@ -252,7 +254,7 @@ async def measure(quick: bool, steps: list[int] | None = None) -> list[Figure]:
     raw_clocks = await raw_clock_capacity(clock_steps)
 
     table_steps = steps or ([20, 50] if quick else [50, 100, 200, 400, 600, 800, 1000])
-    window = 25.0 if quick else 40.0
+    window = seconds or (25.0 if quick else 40.0)
     print(
         f"tables: betting {BETTING_SECONDS:g} s, result pause {RESULT_PAUSE_SECONDS:g} s,"
         f" dealer scans 6 cards {DEALER_HAND_SECONDS:g} s apart; {window:g} s per step",
@@ -317,8 +319,16 @@ def main() -> None:
         metavar="TABLES",
         help="table counts instead of the defaults",
     )
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        metavar="S",
+        help="how long each step runs after its tables are open (default 40, --quick 25)",
+    )
     args = parser.parse_args()
-    print_figures(asyncio.run(measure(args.quick, args.steps)))
+    if args.seconds is not None and args.seconds <= 0:
+        parser.error("--seconds must be positive")
+    print_figures(asyncio.run(measure(args.quick, args.steps, args.seconds)))
 
 
 if __name__ == "__main__":
