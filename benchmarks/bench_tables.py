@@ -290,10 +290,12 @@ async def measure(
             value >= GOAL_TABLES,
             f"largest step passed {value:.0f}{failed}; plain asyncio timers: {timers}+. The"
             " clocks sleep until their deadlines and decide on the state they hold (told of"
-            " every change by table_changed notifications). What breaks first is the two"
-            " cores: from about 800 tables they are saturated, Postgres, the gateway and the"
-            " table service taking most (6 scans per round through both relays and three"
-            " consumers), and commits queue on Postgres's cluster-wide NOTIFY lock",
+            " every change by table_changed notifications). From about 800 tables the two"
+            " cores are saturated, Postgres, the gateway and the table service taking most"
+            " (6 scans per round through both relays and three consumers). The late windows"
+            " come in clusters, whenever the table service's event loop stops: its full"
+            " garbage collections (12-30 ms of CPU now that they walk only recent"
+            " survivors) and its waits for a core",
         ),
         Figure(
             BENCHMARK,
