@@ -13,7 +13,9 @@ rounds at the real pace. After `WINDOW` seconds, every round whose deadline has 
 measured from the table's store: lateness = `BettingClosed.occurred_at` (when the clock
 decided; the append commits right after) - `RoundOpened.betting_closes_at`; a round still
 open well past its deadline counts with its lateness so far. A step passes when the 99.9th
-percentile is within 100 ms; the steps stop at the first failure.
+percentile is within 100 ms; the steps stop at the first failure. Each step also shows how
+long its rounds' dealing took (`BettingClosed` to `RoundClosed`), which grows with the load:
+the dealer hears of `BettingClosed` through the feed and waits for each scan's answer.
 
 The raw limits, measured in the same run on the same machine (one Python process, asyncio):
 - timers: how many tables' deadlines (2 per round: open + close, over one round's cycle)
@@ -66,6 +68,7 @@ class Step:
     rounds: int = 0  # rounds measured (deadline passed)
     closed: int = 0  # rounds that reached RoundClosed
     lateness_ms: list[float] = field(default_factory=list)
+    dealing_s: list[float] = field(default_factory=list)  # BettingClosed -> RoundClosed
     open_seconds: float = 0.0
     scans: int = 0
     scan_answers: dict[str, int] = field(default_factory=dict)
@@ -80,10 +83,13 @@ class Step:
 
     def line(self) -> str:
         values = self.lateness_ms or [float("nan")]
+        dealing = self.dealing_s or [float("nan")]
         return (
             f"{self.tables:>5} tables: {self.rounds:>5} rounds (closed {self.closed}),"
             f" lateness p50 {percentile(values, 50):7.1f} p99 {percentile(values, 99):7.1f}"
             f" p99.9 {self.p999:7.1f} max {max(values):8.1f} ms;"
+            f" dealing p50 {percentile(dealing, 50):.1f} p99 {percentile(dealing, 99):.1f} s"
+            f" (the dealer's pauses: {6 * DEALER_HAND_SECONDS:g} s);"
             f" opened in {self.open_seconds:.0f} s; {self.scans} scans {self.scan_answers}"
             f" -> {'ok' if self.ok else 'LATE'}"
         )
@@ -119,8 +125,11 @@ async def _deal(studio: Studio, table_id: str) -> None:
         print(f"  dealer of {table_id}: {error}", flush=True)
 
 
-async def lateness(system: System, margin: float) -> tuple[list[float], int, int]:
-    """Lateness (ms) of every round whose deadline passed `margin` seconds ago or earlier."""
+async def lateness(system: System, margin: float) -> tuple[list[float], int, int, list[float]]:
+    """Lateness (ms) of every round whose deadline passed `margin` seconds ago or earlier,
+    how many those are and how many rounds closed, and how long each closed round's dealing
+    took (s, `BettingClosed` to `RoundClosed`: the six scans, each answered before the
+    next, and the dealer hearing that betting closed through the feed)."""
     connection = await asyncpg.connect(system.settings.postgres_dsn(system.databases["table"]))
     try:
         measured_until: datetime = await connection.fetchval(
@@ -136,8 +145,11 @@ async def lateness(system: System, margin: float) -> tuple[list[float], int, int
             " LEFT JOIN closed c USING (round_id) WHERE o.deadline < $1",
             measured_until,
         )
-        closed = await connection.fetchval(
-            "SELECT count(*) FROM events WHERE event_type = 'RoundClosed'"
+        dealing = await connection.fetch(
+            "SELECT extract(epoch FROM r.occurred_at - b.occurred_at)::float8 AS seconds"
+            " FROM events b JOIN events r ON r.event_type = 'RoundClosed'"
+            "  AND r.payload->>'round_id' = b.payload->>'round_id'"
+            " WHERE b.event_type = 'BettingClosed'"
         )
     finally:
         await connection.close()
@@ -145,7 +157,7 @@ async def lateness(system: System, margin: float) -> tuple[list[float], int, int
         ((row["occurred_at"] or measured_until) - row["deadline"]).total_seconds() * 1000
         for row in rows
     ]
-    return samples, len(rows), int(closed)
+    return samples, len(rows), len(dealing), [row["seconds"] for row in dealing]
 
 
 async def run_step(tables: int, window: float) -> Step:
@@ -165,7 +177,9 @@ async def run_step(tables: int, window: float) -> Step:
             step.open_seconds = time.monotonic() - started
             await asyncio.sleep(window)
             # only deadlines at least a second old: younger ones may still be closing
-            step.lateness_ms, step.rounds, step.closed = await lateness(system, margin=1.0)
+            step.lateness_ms, step.rounds, step.closed, step.dealing_s = await lateness(
+                system, margin=1.0
+            )
         finally:
             stop.set()
             with contextlib.suppress(Exception):
