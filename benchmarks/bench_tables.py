@@ -292,6 +292,13 @@ async def measure(
         if last and not (last.ok)
         else ""
     )
+    dealing = (
+        f" (its rounds' dealing: p50 {percentile(best.dealing_s, 50):.1f} s, the dealer's"
+        f" pauses {6 * DEALER_HAND_SECONDS:g} s; each scan's answer waits for the table's"
+        " verdict, and that path slows with the load)"
+        if best and best.dealing_s
+        else ""
+    )
     return [
         Figure(
             BENCHMARK,
@@ -302,9 +309,10 @@ async def measure(
             float(raw_clocks),
             "1,000 tables",
             value >= GOAL_TABLES,
-            f"largest step passed {value:.0f}{failed}; plain asyncio timers: {timers}+. The"
-            " clocks sleep until their deadlines and decide on the state they hold (told of"
-            " every change by table_changed notifications). From about 800 tables the two"
+            f"largest step passed {value:.0f}{dealing}{failed}; plain asyncio timers:"
+            f" {timers}+. The clocks sleep until their deadlines and decide on the state they"
+            " hold (told of every change by table_changed notifications). From about 800"
+            " tables the two"
             " cores are saturated, Postgres, the gateway and the table service taking most"
             " (6 scans per round through both relays and three consumers). The late windows"
             " come in clusters, whenever the table service's event loop stops: its full"
