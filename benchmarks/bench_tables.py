@@ -350,8 +350,8 @@ def main() -> None:
         help="how long each step runs after its tables are open (default 40, --quick 25)",
     )
     args = parser.parse_args()
-    if args.seconds is not None and args.seconds <= 0:
-        parser.error("--seconds must be positive")
+    if args.seconds is not None and not (0 < args.seconds < 86_400):
+        parser.error(f"--seconds must be more than 0 and less than a day, not {args.seconds}")
     print_figures(asyncio.run(measure(args.quick, args.steps, args.seconds)))
 
 
