@@ -6,15 +6,22 @@ import asyncio
 import socket
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID, uuid4
 
+import asyncpg
 import httpx
 import uvicorn
 from fastapi import FastAPI
 
-from teenpatti.events.catalog import SCANNER_EVENTS, CardScanned
+from table_service.adapters import tables
+from table_service.adapters.tables import read_table_stream
+from table_service.config import TableSettings
+from table_service.domain import OpenTable, TableState, evolve
+from table_service.handlers import TableService
+from teenpatti.events.catalog import SCANNER_EVENTS, CardScanned, registry
+from teenpatti.eventsourcing import AsyncpgEventStore
 from teenpatti.settings import InfrastructureSettings
 from tests.integration.services import publish
 
@@ -143,3 +150,61 @@ async def serving(app: FastAPI) -> AsyncIterator[str]:
         server.should_exit = True
         await asyncio.wait_for(task, 60)
         sock.close()
+
+
+# ------------------------------------------------------- the service in-process, on a fake clock
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 3, 1, 20, 0, 0, 123456, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+async def clocked_service(
+    store: AsyncpgEventStore, infrastructure: InfrastructureSettings, snapshot_every: int
+) -> tuple[TableService, FakeClock]:
+    """A table service on `store` (its tables migrated) whose clock moves only when told."""
+    await tables.migrate(store.pool)
+    settings = TableSettings(**infrastructure.model_dump(), snapshot_every=snapshot_every)
+    clock = FakeClock()
+    return TableService(store, settings, clock=clock), clock
+
+
+async def open_table_directly(
+    service: TableService,
+    table_id: str,
+    name: str,
+    betting_seconds: float,
+    result_pause_seconds: float,
+) -> None:
+    await service.open_table(
+        OpenTable(
+            table_id=table_id,
+            name=name,
+            betting_seconds=betting_seconds,
+            result_pause_seconds=result_pause_seconds,
+            limits=table_body(table_id)["limits"],
+        ),
+        "supervisor-1",
+    )
+
+
+async def full_replay(pool: asyncpg.Pool, table_id: str) -> TableState:
+    """The table's state folded from its whole stream, no snapshot or cache involved."""
+    state = TableState(table_id=table_id)
+    for row in await read_table_stream(pool, table_id):
+        event = registry.decode(row.event_type, row.schema_version, row.payload)
+        state = evolve(state, event, row.occurred_at)
+    return state
+
+
+async def snapshot_row(pool: asyncpg.Pool, table_id: str) -> asyncpg.Record | None:
+    return await pool.fetchrow(
+        "SELECT version, event_id, schema_version, state::text AS state"
+        " FROM table_snapshots WHERE stream_id = $1",
+        f"table-{table_id}",
+    )

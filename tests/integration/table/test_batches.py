@@ -11,14 +11,19 @@ import asyncpg
 from table_service.adapters import tables
 from table_service.adapters.tables import TableRepository
 from table_service.config import TableSettings
-from table_service.domain import OpenTable, RoundPhase, TableState, TableStatus
+from table_service.domain import RoundPhase, TableState, TableStatus
 from table_service.handlers import TableService
 from teenpatti.events.catalog import CardScanned
 from teenpatti.eventsourcing import AsyncpgEventStore
 from teenpatti.settings import InfrastructureSettings
 
-from .helpers import BET_TYPES
-from .test_snapshots import FakeClock, full_replay, snapshot_row
+from .helpers import (
+    FakeClock,
+    clocked_service,
+    full_replay,
+    open_table_directly,
+    snapshot_row,
+)
 
 EVERY = 4  # each table passes version 4 in the first poll below
 TABLES = ["B1", "B2", "B3"]
@@ -38,16 +43,7 @@ def scan(clock: FakeClock, table_id: str, card: str) -> CardScanned:
 
 async def open_table(service: TableService, table_id: str) -> None:
     """A table with 1 s of betting and a 5 s result pause."""
-    await service.open_table(
-        OpenTable(
-            table_id=table_id,
-            name="Batches",
-            betting_seconds=1.0,
-            result_pause_seconds=5.0,
-            limits={"EUR": {bet: {"min": 100, "max": 10_000} for bet in BET_TYPES}},
-        ),
-        "supervisor-1",
-    )
+    await open_table_directly(service, table_id, "Batches", 1.0, 5.0)
 
 
 async def deal_poll(service: TableService, scans: list[CardScanned]) -> None:
@@ -64,10 +60,7 @@ async def test_a_poll_for_many_tables_is_dealt_in_one_transaction_and_loaded_bac
     infrastructure: InfrastructureSettings, store: AsyncpgEventStore
 ) -> None:
     pool = store.pool
-    await tables.migrate(pool)
-    settings = TableSettings(**infrastructure.model_dump(), snapshot_every=EVERY)
-    clock = FakeClock()
-    service = TableService(store, settings, clock=clock)
+    service, clock = await clocked_service(store, infrastructure, EVERY)
     for table_id in TABLES:
         await open_table(service, table_id)
         clock.advance(0.1)

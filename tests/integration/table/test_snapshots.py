@@ -5,21 +5,25 @@ are missing, old, damaged, of another schema or do not match the stream."""
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
 from uuid import uuid4
 
 import asyncpg
 
 from table_service.adapters import tables
 from table_service.adapters.tables import TableRepository, read_table_stream
-from table_service.config import TableSettings
-from table_service.domain import SNAPSHOT_SCHEMA_VERSION, OpenTable, RoundPhase, TableState, evolve
+from table_service.domain import SNAPSHOT_SCHEMA_VERSION, RoundPhase
 from table_service.handlers import TableService
-from teenpatti.events.catalog import CardScanned, registry
+from teenpatti.events.catalog import CardScanned
 from teenpatti.eventsourcing import AsyncpgEventStore
 from teenpatti.settings import InfrastructureSettings
 
-from .helpers import BET_TYPES
+from .helpers import (
+    FakeClock,
+    clocked_service,
+    full_replay,
+    open_table_directly,
+    snapshot_row,
+)
 
 EVERY = 5
 ROUNDS = [
@@ -28,34 +32,6 @@ ROUNDS = [
     ["2H", "3H", "4H", "5H", "6H", "8H"],
     ["AS", "AH", "AD", "KS", "KH", "KD"],
 ]
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 3, 1, 20, 0, 0, 123456, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
-
-
-async def full_replay(pool: asyncpg.Pool, table_id: str) -> TableState:
-    state = TableState(table_id=table_id)
-    for row in await read_table_stream(pool, table_id):
-        state = evolve(
-            state, registry.decode(row.event_type, row.schema_version, row.payload), row.occurred_at
-        )
-    return state
-
-
-async def snapshot_row(pool: asyncpg.Pool, table_id: str) -> asyncpg.Record | None:
-    return await pool.fetchrow(
-        "SELECT version, event_id, schema_version, state::text AS state"
-        " FROM table_snapshots WHERE stream_id = $1",
-        f"table-{table_id}",
-    )
 
 
 async def play_rounds(
@@ -91,21 +67,10 @@ async def test_snapshots_are_written_and_used_and_a_bad_one_means_a_full_replay(
     infrastructure: InfrastructureSettings, store: AsyncpgEventStore
 ) -> None:
     pool = store.pool
-    await tables.migrate(pool)
-    settings = TableSettings(**infrastructure.model_dump(), snapshot_every=EVERY)
-    clock = FakeClock()
-    service = TableService(store, settings, clock=clock)
+    service, clock = await clocked_service(store, infrastructure, EVERY)
+    settings = service.settings
     table_id = "S1"
-    await service.open_table(
-        OpenTable(
-            table_id=table_id,
-            name="Snapshots",
-            betting_seconds=1.5,
-            result_pause_seconds=0.5,
-            limits={"EUR": {bet: {"min": 100, "max": 10_000} for bet in BET_TYPES}},
-        ),
-        "supervisor-1",
-    )
+    await open_table_directly(service, table_id, "Snapshots", 1.5, 0.5)
     await play_rounds(service, clock, table_id, ROUNDS[:2])
     truth = await full_replay(pool, table_id)
     assert truth.version == 1 + 2 * 9 + 1  # TableOpened, two rounds of 9 events, RoundOpened

@@ -22,13 +22,21 @@ from uuid import uuid4
 import asyncpg
 import httpx
 
-from table_service.adapters.tables import TableRepository, read_table_stream
+from table_service.adapters.tables import TableRepository
 from table_service.config import TableSettings
-from table_service.domain import TableState, evolve
-from teenpatti.events.catalog import registry
 from teenpatti.eventsourcing import partition_for
 
-from .helpers import DEALER, SUPERVISOR, count, events_of, of_type, scan, table_body, wait_for
+from .helpers import (
+    DEALER,
+    SUPERVISOR,
+    count,
+    events_of,
+    full_replay,
+    of_type,
+    scan,
+    table_body,
+    wait_for,
+)
 
 BETTING_SECONDS = 4.0
 CARDS = ["QS", "7H", "QH", "7D", "2C", "9S"]
@@ -138,14 +146,6 @@ def _at(event: dict[str, Any]) -> datetime:
     return datetime.fromisoformat(event["occurred_at"])
 
 
-async def _full_replay(pool: asyncpg.Pool, table_id: str) -> TableState:
-    state = TableState(table_id=table_id)
-    for row in await read_table_stream(pool, table_id):
-        event = registry.decode(row.event_type, row.schema_version, row.payload)
-        state = evolve(state, event, row.occurred_at)
-    return state
-
-
 async def test_the_survivor_takes_over_the_tables_of_an_instance_killed_during_betting(
     table_settings: TableSettings, tmp_path: Path
 ) -> None:
@@ -228,4 +228,4 @@ async def test_the_survivor_takes_over_the_tables_of_an_instance_killed_during_b
         snapshots = await pool.fetchval("SELECT count(*) FROM table_snapshots")
         assert snapshots == len(tables)
         for table_id in tables:
-            assert await TableRepository(pool).load(table_id) == await _full_replay(pool, table_id)
+            assert await TableRepository(pool).load(table_id) == await full_replay(pool, table_id)
