@@ -164,6 +164,18 @@ class FakeClock:
         self.now += timedelta(seconds=seconds)
 
 
+def card_scanned(clock: FakeClock, table_id: str, card: str) -> CardScanned:
+    """A read of `card` at the table, now by `clock`, as the gateway passes it on."""
+    return CardScanned(
+        scan_id=uuid4(),
+        device_id="D1",
+        table_id=table_id,
+        card=card,
+        raw=card,
+        scanned_at=clock.now,
+    )
+
+
 async def clocked_service(
     store: AsyncpgEventStore, infrastructure: InfrastructureSettings, snapshot_every: int
 ) -> tuple[TableService, FakeClock]:

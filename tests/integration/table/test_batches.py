@@ -4,8 +4,6 @@ one projection statement in the consumer's transaction, and a repository loads m
 
 from __future__ import annotations
 
-from uuid import uuid4
-
 import asyncpg
 
 from table_service.adapters import tables
@@ -19,6 +17,7 @@ from teenpatti.settings import InfrastructureSettings
 
 from .helpers import (
     FakeClock,
+    card_scanned,
     clocked_service,
     full_replay,
     open_table_directly,
@@ -28,17 +27,6 @@ from .helpers import (
 EVERY = 4  # each table passes version 4 in the first poll below
 TABLES = ["B1", "B2", "B3"]
 CARDS = ["QS", "7H", "QH", "7D", "2C", "9S"]
-
-
-def scan(clock: FakeClock, table_id: str, card: str) -> CardScanned:
-    return CardScanned(
-        scan_id=uuid4(),
-        device_id="D1",
-        table_id=table_id,
-        card=card,
-        raw=card,
-        scanned_at=clock.now,
-    )
 
 
 async def open_table(service: TableService, table_id: str) -> None:
@@ -82,12 +70,12 @@ async def test_a_poll_for_many_tables_is_dealt_in_one_transaction_and_loaded_bac
     # that was never opened
     clock.advance(0.3)
     poll = [
-        scan(clock, "B1", CARDS[0]),
-        scan(clock, "B3", CARDS[0]),
-        scan(clock, "B2", CARDS[0]),
-        scan(clock, "NEVER1", "AS"),
-        scan(clock, "B1", CARDS[1]),
-        scan(clock, "B3", CARDS[1]),
+        card_scanned(clock, "B1", CARDS[0]),
+        card_scanned(clock, "B3", CARDS[0]),
+        card_scanned(clock, "B2", CARDS[0]),
+        card_scanned(clock, "NEVER1", "AS"),
+        card_scanned(clock, "B1", CARDS[1]),
+        card_scanned(clock, "B3", CARDS[1]),
     ]
     await deal_poll(service, poll)
     dealt = await pool.fetch(
@@ -123,8 +111,8 @@ async def test_a_poll_for_many_tables_is_dealt_in_one_transaction_and_loaded_bac
     clock.advance(0.3)
     await deal_poll(
         service,
-        [scan(clock, "B2", card) for card in CARDS[1:]]
-        + [scan(clock, table_id, card) for table_id in ("B1", "B3") for card in CARDS[2:]],
+        [card_scanned(clock, "B2", card) for card in CARDS[1:]]
+        + [card_scanned(clock, table_id, card) for table_id in ("B1", "B3") for card in CARDS[2:]],
     )
     final = await other.load_many(TABLES)
     for table_id in TABLES:

@@ -13,12 +13,12 @@ from table_service.adapters import tables
 from table_service.adapters.tables import TableRepository, read_table_stream
 from table_service.domain import SNAPSHOT_SCHEMA_VERSION, RoundPhase
 from table_service.handlers import TableService
-from teenpatti.events.catalog import CardScanned
 from teenpatti.eventsourcing import AsyncpgEventStore
 from teenpatti.settings import InfrastructureSettings
 
 from .helpers import (
     FakeClock,
+    card_scanned,
     clocked_service,
     full_replay,
     open_table_directly,
@@ -48,14 +48,7 @@ async def play_rounds(
         assert closed
         for card in cards:
             clock.advance(0.37)
-            scan = CardScanned(
-                scan_id=uuid4(),
-                device_id="D1",
-                table_id=table_id,
-                card=card,
-                raw=card,
-                scanned_at=clock.now,
-            )
+            scan = card_scanned(clock, table_id, card)
             async with service.store.pool.acquire() as connection, connection.transaction():
                 await service.handle_scans(connection, [scan])
     # the pause after the last round's result, then an unfinished round in betting
