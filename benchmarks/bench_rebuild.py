@@ -5,15 +5,17 @@
 A fresh database is seeded, with `AsyncpgEventStore.append` in batches, with 1,000,000 table
 events (--quick: 100,000): `TABLES` table streams `table-<id>`, each `TableOpened` then
 rounds of `RoundOpened`, `BettingClosed`, six `CardDealt` and `RoundClosed` (nine events).
-The rebuild is what the table service does for a table it holds no state of: read the
-stream (`read_table_stream`, rows built by the driver as `StoredEvent`), decode each payload
-with the event registry (`registry.decode_json`: the pydantic model from the JSON text) and
-fold it with the service's own pure `evolve`. Figures are events per second over all
-streams, one table after the other, the median of three runs; the stages are timed apart
-(read only, read + decode, read + decode + evolve) and the whole is profiled with cProfile.
-A second figure is what a restarted table service does instead: snapshots are written as
-the service keeps them (one every `snapshot_every` events: here each 199 events before the
-end of its stream, the worst case) and each table is loaded with `TableRepository.load`.
+The rebuild is what the table service does for a table it holds no state or snapshot of
+(`TableRepository.load_many` with an empty cache): read the stream (`read_for_fold`: the
+seven columns a fold needs, rows built by the driver), decode each payload with the event
+registry (`registry.decode_json`: the pydantic model from the JSON text) and fold the events
+with the service's own pure `fold` (the same as `evolve` one event at a time, with one copy
+of the state and of each round). Figures are events per second over all streams, one table
+after the other, the median of three runs; the stages are timed apart (read only, read +
+decode, the whole load) and the whole is profiled with cProfile. A second figure is what a
+restarted table service does instead: snapshots are written as the service keeps them (one
+every `snapshot_every` events: here each 199 events before the end of its stream, the worst
+case) and each table is loaded with `TableRepository.load`.
 
 The raw limit, measured in the same run: a plain asyncpg `SELECT` of the same rows (the same
 columns, default records) stream by stream.
@@ -45,9 +47,9 @@ from benchmarks.bench_intake import print_table
 from benchmarks.common import Figure
 from table_service.adapters import tables
 from table_service.adapters.snapshots import save_snapshot
-from table_service.adapters.tables import TableRepository, read_table_stream
+from table_service.adapters.tables import FOLD_COLUMNS, TableRepository, decoded, read_for_fold
 from table_service.config import TableSettings
-from table_service.domain import TableState, evolve, round_closed, round_id_for, stream_id_for
+from table_service.domain import TableState, fold, round_closed, round_id_for, stream_id_for
 from teenpatti.engine import PUBLISHED_PAY_TABLE, pay_table_to_mapping
 from teenpatti.events import Event
 from teenpatti.events.catalog import (
@@ -57,9 +59,9 @@ from teenpatti.events.catalog import (
     RoundOpened,
     StakeLimit,
     TableOpened,
-    registry,
 )
 from teenpatti.eventsourcing import AsyncpgEventStore
+from teenpatti.runtime import freeze_startup_objects
 from teenpatti.settings import InfrastructureSettings
 from teenpatti.simulator import BET_TYPES
 
@@ -68,10 +70,6 @@ TABLES = 100
 ROUNDS_PER_APPEND = 50  # 450 events per append
 CARDS = ("AS", "KS", "AC", "KH", "AD", "2D")
 GOAL = 200_000.0
-RAW_COLUMNS = (
-    "position, transaction_id, stream_id, stream_version, event_id, event_type, schema_version,"
-    " table_id, occurred_at, correlation_id, causation_id, producer, payload::text AS payload"
-)
 
 
 # ---------------------------------------------------------------------- seeding
@@ -144,7 +142,7 @@ async def raw_select(pool: asyncpg.Pool) -> int:
     count = 0
     for table_id in table_ids():
         rows = await pool.fetch(
-            f"SELECT {RAW_COLUMNS} FROM events WHERE stream_id = $1 ORDER BY stream_version",
+            f"SELECT {FOLD_COLUMNS} FROM events WHERE stream_id = $1 ORDER BY stream_version",
             stream_id_for(table_id),
         )
         count += len(rows)
@@ -154,31 +152,25 @@ async def raw_select(pool: asyncpg.Pool) -> int:
 async def read_only(pool: asyncpg.Pool) -> int:
     count = 0
     for table_id in table_ids():
-        count += len(await read_table_stream(pool, table_id))
+        count += len(await read_for_fold(pool, table_id))
     return count
 
 
 async def read_and_decode(pool: asyncpg.Pool) -> int:
     count = 0
     for table_id in table_ids():
-        for row in await read_table_stream(pool, table_id):
-            registry.decode_json(row.event_type, row.schema_version, row.payload_json)
-            count += 1
+        state = TableState(table_id=table_id)
+        count += sum(1 for _ in decoded(state, await read_for_fold(pool, table_id)))
     return count
 
 
 async def rebuild(pool: asyncpg.Pool) -> int:
-    """Every table's state from its stream, as the table service folds it."""
+    """Every table's state from its whole stream, as the table service builds a table it
+    holds no state or snapshot of: `TableRepository.load_many` with an empty cache."""
     count = 0
-    for table_id in table_ids():
-        state = TableState(table_id=table_id)
-        for row in await read_table_stream(pool, table_id):
-            if row.stream_version != state.version + 1:
-                raise RuntimeError(f"table {table_id}: gap before version {row.stream_version}")
-            event = registry.decode_json(row.event_type, row.schema_version, row.payload_json)
-            state = evolve(state, event, row.occurred_at)
+    for state in (await TableRepository(pool).load_many(table_ids())).values():
         if state.round is None or state.round.result is None:
-            raise RuntimeError(f"table {table_id}: rebuilt without its last round's result")
+            raise RuntimeError(f"table {state.table_id}: rebuilt without its last round's result")
         count += state.version
     return count
 
@@ -187,15 +179,12 @@ async def write_snapshots(pool: asyncpg.Pool) -> None:
     """Each table's snapshot `snapshot_every - 1` (199) events before the end of its stream:
     the most a restarted table service can have to replay after one, as it keeps one every
     `snapshot_every` events."""
-    await tables.migrate(pool)
     every = TableSettings().snapshot_every
     for table_id in table_ids():
-        rows = await read_table_stream(pool, table_id)
+        rows = await read_for_fold(pool, table_id)
         kept = len(rows) - (every - 1)
-        state = TableState(table_id=table_id)
-        for row in rows[:kept]:
-            event = registry.decode_json(row.event_type, row.schema_version, row.payload_json)
-            state = evolve(state, event, row.occurred_at)
+        empty = TableState(table_id=table_id)
+        state = fold(empty, decoded(empty, rows[:kept]))
         async with pool.acquire() as connection:
             await save_snapshot(connection, state, rows[kept - 1].event_id)
 
@@ -247,11 +236,13 @@ async def measure(quick: bool, show_profile: bool = False) -> list[Figure]:
             ) as pool:
                 store = AsyncpgEventStore(pool, producer="table")
                 await store.migrate()
+                await tables.migrate(pool)  # the service's own tables: no snapshot yet
                 started = time.perf_counter()
                 stored = await seed(store, wanted)
                 seeding = time.perf_counter() - started
                 print(f"seeded {stored:,} events in {seeding:.1f} s", flush=True)
                 await pool.execute("VACUUM ANALYZE events")
+                freeze_startup_objects()  # the garbage collector's policy of every service
                 raw = await rate(raw_select, pool)
                 stages = {
                     "read (StoredEvent rows)": await rate(read_only, pool),

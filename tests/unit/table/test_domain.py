@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -28,7 +29,9 @@ from table_service.domain import (
     decide_pause,
     decide_resume,
     decide_scan,
+    evolve,
     evolve_all,
+    fold,
     needs_clock,
     next_clock_time,
     round_id_for,
@@ -520,3 +523,64 @@ def test_the_state_follows_the_stream_and_its_view_is_json() -> None:
     ]
     assert view["config"]["limits"]["EUR"]["tie"] == {"min": 100, "max": 50_000}
     assert view["version"] == 5
+
+
+def a_long_history() -> list[tuple[Event, datetime]]:
+    """Every kind of table event, each with the time it was recorded: a round paused and
+    resumed during betting and during dealing, a refused card, a round closed, one
+    cancelled, a reconfiguration and the table's close."""
+    history: list[tuple[Event, datetime]] = []
+    state = TableState("T1")
+
+    def record(events: list[Event], at: datetime) -> None:
+        nonlocal state
+        for event in events:
+            history.append((event, at))
+            state = evolve_all(state, [event], at)
+
+    at = T0
+    record(decide_open_table(state, command(), "supervisor-1"), at)
+    record(decide_open_round(state, at), at)
+    record(decide_pause(state, "supervisor-1", "spill"), at + timedelta(seconds=5))
+    record(
+        decide_resume(state, "supervisor-1", at + timedelta(seconds=9)), at + timedelta(seconds=9)
+    )
+    at += timedelta(seconds=30)
+    record(decide_close_betting(state, at), at)
+    record(decide_scan(state, scan("AS"), at), at)
+    record(decide_scan(state, scan("AS"), at), at)  # refused: a duplicate; pauses the round
+    record(decide_resume(state, "supervisor-1", at), at)
+    for card in CARDS[1:]:
+        record(decide_scan(state, scan(card), at), at)
+    record(decide_open_table(state, command(betting_seconds=20), "supervisor-2"), at)
+    at += timedelta(seconds=10)
+    record(decide_open_round(state, at), at)
+    record(decide_cancel(state, "supervisor-2", "shoe"), at)
+    record(decide_close_table(state, "supervisor-2", "end of shift"), at)
+    return history
+
+
+def test_fold_is_evolve_one_event_at_a_time_and_changes_no_state_it_is_given() -> None:
+    history = a_long_history()
+    states = [TableState("T1")]
+    for event, at in history:
+        states.append(evolve(states[-1], event, at))
+    copies = [copy.deepcopy(state) for state in states]
+
+    assert {type(event) for event, _ in history} >= {
+        TableOpened,
+        RoundOpened,
+        RoundPaused,
+        RoundResumed,
+        BettingClosed,
+        CardDealt,
+        CardRefused,
+        RoundClosed,
+        RoundCancelled,
+        TableClosed,
+    }
+    for start, state in enumerate(states):
+        assert fold(state, history[start:]) == states[-1]
+    assert states == copies  # folding in place touched only its own copies
+    assert states[-1].version == len(history)
+    assert states[-1].status is TableStatus.CLOSED

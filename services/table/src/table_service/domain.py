@@ -107,8 +107,8 @@ _T = TypeVar("_T")
 
 def _replace(instance: _T, **changes: Any) -> _T:
     """`dataclasses.replace` for this module's frozen dataclasses (no `__post_init__`, no
-    computed defaults), without its per-call field introspection and `__init__`: about 3x
-    faster, and `evolve` makes two or three per event of every rebuild."""
+    computed defaults), without its per-call field introspection and `__init__`: a copy of
+    the instance's `__dict__` with the changes."""
     assert changes.keys() <= instance.__dict__.keys(), f"no such fields: {set(changes)}"
     copy = object.__new__(type(instance))
     copy.__dict__.update(instance.__dict__)
@@ -198,121 +198,143 @@ def needs_clock(state: TableState) -> bool:
 
 
 # ------------------------------------------------------------------------------ evolve
+# Each event's effect is written once, as the fields it changes: of the table
+# (`_TABLE_CHANGES`) or of the round in play (`_ROUND_CHANGES`); any other event (CardRefused
+# and anything informational) only moves the version. `evolve` applies one event to copies;
+# `fold` applies a run of them to one private copy of the state and of each round, which is
+# what makes a replay cheap (a copy per round instead of two per event).
+Changes = dict[str, Any]
+
+
 def evolve(state: TableState, event: Event, at: datetime) -> TableState:
-    """The state after `event`, recorded at `at` (the next stream version). One copy of the
-    state per event (and of the round, when it changes): a rebuild makes one per event."""
-    version = state.version + 1
-    match event:
-        case TableOpened():
-            config = TableConfig(
-                name=event.name,
-                betting_seconds=event.betting_seconds,
-                result_pause_seconds=event.result_pause_seconds,
-                limits=event.limits,
-                paytable=dict(event.paytable),
-            )
-            return _replace(
-                state, version=version, status=TableStatus.OPEN, config=config, closed_reason=None
-            )
-        case TableClosed():
-            return _replace(
-                state, version=version, status=TableStatus.CLOSED, closed_reason=event.reason
-            )
-        case RoundOpened():
-            opened = Round(
-                round_id=event.round_id,
-                number=event.number,
-                phase=RoundPhase.BETTING,
-                opened_at=event.opened_at,
-                limits=event.limits,
-                paytable=dict(event.paytable),
-                betting_closes_at=event.betting_closes_at,
-            )
-            return _replace(state, version=version, round=opened)
-        case BettingClosed():
-            return _with_round(state, version, lambda r: _replace(r, phase=RoundPhase.DEALING))
-        case CardDealt():
-            return _with_round(
-                state,
-                version,
-                lambda r: _replace(
-                    r,
-                    cards=(*r.cards, (event.position, event.card)),
-                    scan_ids=r.scan_ids | {event.scan_id},
-                    first_card_at=r.first_card_at or at,
-                ),
-            )
-        case RoundPaused():
-            return _with_round(state, version, lambda r: _paused(r, event, at))
-        case RoundResumed():
-            return _with_round(state, version, lambda r: _resumed(r, event))
-        case RoundClosed():
-            result = RoundResult(
-                cards=tuple(event.cards),
-                player_a_hand=event.player_a_hand,
-                player_b_hand=event.player_b_hand,
-                winner=event.winner,
-                six_card_bonus_hand=event.six_card_bonus_hand,
-            )
-            return _with_round(
-                state,
-                version,
-                lambda r: _replace(
-                    r, phase=RoundPhase.CLOSED, ended_at=at, result=result, paused=False
-                ),
-            )
-        case RoundCancelled():
-            return _with_round(
-                state,
-                version,
-                lambda r: _replace(
-                    r,
-                    phase=RoundPhase.CANCELLED,
-                    ended_at=at,
-                    paused=False,
-                    cancelled_by=event.actor,
-                    cancel_reason=event.reason,
-                ),
-            )
-        case _:  # CardRefused and anything informational: only the version moves
-            return _replace(state, version=version)
+    """The state after `event`, recorded at `at` (the next stream version)."""
+    return fold(state, ((event, at),))
 
 
 def evolve_all(state: TableState, events: Iterable[Event], at: datetime) -> TableState:
-    for event in events:
-        state = evolve(state, event, at)
-    return state
+    return fold(state, ((event, at) for event in events))
 
 
-def _with_round(state: TableState, version: int, change: Callable[[Round], Round]) -> TableState:
-    if state.round is None:  # a stream never holds a round event before RoundOpened
-        return _replace(state, version=version)
-    return _replace(state, version=version, round=change(state.round))
+def fold(state: TableState, events: Iterable[tuple[Event, datetime]]) -> TableState:
+    """The state after each `(event, recorded at)` in turn: the same as `evolve` one event
+    at a time. The copies it makes are its own until it returns, so it changes them in place
+    (their `__dict__`: the classes are frozen to everyone else)."""
+    table = _replace(state)
+    fields = table.__dict__
+    own_round: Round | None = None  # the copy of the round this fold may change in place
+    for event, at in events:
+        fields["version"] += 1
+        kind = type(event)
+        round_change = _ROUND_CHANGES.get(kind)
+        if round_change is not None:
+            r = table.round
+            if r is None:  # a stream never holds a round event before RoundOpened
+                continue
+            if r is not own_round:
+                r = own_round = _replace(r)
+                fields["round"] = r
+            r.__dict__.update(round_change(r, event, at))
+        elif (table_change := _TABLE_CHANGES.get(kind)) is not None:
+            fields.update(table_change(table, event, at))
+    return table
 
 
-def _paused(r: Round, event: RoundPaused, at: datetime) -> Round:
+def _table_opened(state: TableState, event: TableOpened, at: datetime) -> Changes:
+    config = TableConfig(
+        name=event.name,
+        betting_seconds=event.betting_seconds,
+        result_pause_seconds=event.result_pause_seconds,
+        limits=event.limits,
+        paytable=dict(event.paytable),
+    )
+    return {"status": TableStatus.OPEN, "config": config, "closed_reason": None}
+
+
+def _table_closed(state: TableState, event: TableClosed, at: datetime) -> Changes:
+    return {"status": TableStatus.CLOSED, "closed_reason": event.reason}
+
+
+def _round_opened(state: TableState, event: RoundOpened, at: datetime) -> Changes:
+    opened = Round(
+        round_id=event.round_id,
+        number=event.number,
+        phase=RoundPhase.BETTING,
+        opened_at=event.opened_at,
+        limits=event.limits,
+        paytable=dict(event.paytable),
+        betting_closes_at=event.betting_closes_at,
+    )
+    return {"round": opened}
+
+
+def _betting_closed(r: Round, event: BettingClosed, at: datetime) -> Changes:
+    return {"phase": RoundPhase.DEALING}
+
+
+def _card_dealt(r: Round, event: CardDealt, at: datetime) -> Changes:
+    return {
+        "cards": (*r.cards, (event.position, event.card)),
+        "scan_ids": r.scan_ids | {event.scan_id},
+        "first_card_at": r.first_card_at or at,
+    }
+
+
+def _round_paused(r: Round, event: RoundPaused, at: datetime) -> Changes:
     remaining = r.betting_remaining
     if r.phase is RoundPhase.BETTING and r.betting_closes_at is not None:
         # Rules: pausing during betting stops the betting clock; keep what was left of it.
         remaining = max(r.betting_closes_at - at, timedelta(0))
-    return _replace(
-        r,
-        paused=True,
-        pause_reason=event.reason,
-        paused_by=event.actor,
-        paused_at=at,
-        betting_remaining=remaining,
-        betting_closes_at=None if r.phase is RoundPhase.BETTING else r.betting_closes_at,
-    )
+    return {
+        "paused": True,
+        "pause_reason": event.reason,
+        "paused_by": event.actor,
+        "paused_at": at,
+        "betting_remaining": remaining,
+        "betting_closes_at": None if r.phase is RoundPhase.BETTING else r.betting_closes_at,
+    }
 
 
-def _resumed(r: Round, event: RoundResumed) -> Round:
-    resumed = _replace(r, paused=False, pause_reason=None, paused_by=None, paused_at=None)
+def _round_resumed(r: Round, event: RoundResumed, at: datetime) -> Changes:
+    resumed: Changes = {"paused": False, "pause_reason": None, "paused_by": None, "paused_at": None}
     if event.betting_closes_at is not None:
-        resumed = _replace(
-            resumed, betting_closes_at=event.betting_closes_at, betting_remaining=None
-        )
+        resumed |= {"betting_closes_at": event.betting_closes_at, "betting_remaining": None}
     return resumed
+
+
+def _round_closed(r: Round, event: RoundClosed, at: datetime) -> Changes:
+    result = RoundResult(
+        cards=tuple(event.cards),
+        player_a_hand=event.player_a_hand,
+        player_b_hand=event.player_b_hand,
+        winner=event.winner,
+        six_card_bonus_hand=event.six_card_bonus_hand,
+    )
+    return {"phase": RoundPhase.CLOSED, "ended_at": at, "result": result, "paused": False}
+
+
+def _round_cancelled(r: Round, event: RoundCancelled, at: datetime) -> Changes:
+    return {
+        "phase": RoundPhase.CANCELLED,
+        "ended_at": at,
+        "paused": False,
+        "cancelled_by": event.actor,
+        "cancel_reason": event.reason,
+    }
+
+
+_TABLE_CHANGES: dict[type[Event], Callable[[TableState, Any, datetime], Changes]] = {
+    TableOpened: _table_opened,
+    TableClosed: _table_closed,
+    RoundOpened: _round_opened,
+}
+_ROUND_CHANGES: dict[type[Event], Callable[[Round, Any, datetime], Changes]] = {
+    BettingClosed: _betting_closed,
+    CardDealt: _card_dealt,
+    RoundPaused: _round_paused,
+    RoundResumed: _round_resumed,
+    RoundClosed: _round_closed,
+    RoundCancelled: _round_cancelled,
+}
 
 
 # ------------------------------------------------------------------------------ opening

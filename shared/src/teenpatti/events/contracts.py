@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar, cast
 from uuid import UUID, uuid4
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -92,12 +92,17 @@ class EventRegistry:
     def __init__(self) -> None:
         self._classes: dict[str, type[Event]] = {}
         self._upcasters: dict[tuple[str, int], Upcaster] = {}
+        # (event type, its current schema version) -> the class's validator from JSON text
+        self._current: dict[tuple[str, int], Callable[[str | bytes], Any]] = {}
 
     def register(self, event_class: E) -> E:
         name = event_class.event_type
         if name in self._classes:
             raise ValueError(f"event type {name!r} is registered twice")
         self._classes[name] = event_class
+        self._current[(name, event_class.schema_version)] = (
+            event_class.__pydantic_validator__.validate_json
+        )
         return event_class
 
     def upcaster(self, event_type: str, from_version: int) -> Callable[[Upcaster], Upcaster]:
@@ -140,25 +145,25 @@ class EventRegistry:
 
     def decode_json(self, event_type: str, schema_version: int, payload_json: str | bytes) -> Event:
         """`decode` from the payload's JSON text, as stored. The current schema version is
-        parsed and validated in one step by pydantic (about 2.8x json.loads and `decode`
-        for the table's events); older versions go through the upcasters."""
-        event_class = self._readable_class(event_type, schema_version)
-        if schema_version != event_class.schema_version:
+        parsed and validated in one step by the class's pydantic validator (about 2.8x
+        json.loads and `decode` for the table's events); older versions go through the
+        upcasters."""
+        validate_json = self._current.get((event_type, schema_version))
+        if validate_json is not None:
             try:
-                payload = json.loads(payload_json)
-            except ValueError as error:
+                return cast("Event", validate_json(payload_json))
+            except ValidationError as error:
                 raise InvalidEventPayloadError(
-                    f"{event_type} payload is not JSON: {error}"
+                    f"invalid {event_type} v{schema_version} payload: {_first_problem(error)}"
                 ) from None
-            if not isinstance(payload, dict):
-                raise InvalidEventPayloadError(f"{event_type} payload is not a JSON object")
-            return self.decode(event_type, schema_version, payload)
+        self._readable_class(event_type, schema_version)  # unknown type or version: raises
         try:
-            return event_class.model_validate_json(payload_json)
-        except ValidationError as error:
-            raise InvalidEventPayloadError(
-                f"invalid {event_type} v{schema_version} payload: {_first_problem(error)}"
-            ) from None
+            payload = json.loads(payload_json)
+        except ValueError as error:
+            raise InvalidEventPayloadError(f"{event_type} payload is not JSON: {error}") from None
+        if not isinstance(payload, dict):
+            raise InvalidEventPayloadError(f"{event_type} payload is not a JSON object")
+        return self.decode(event_type, schema_version, payload)
 
     def _readable_class(self, event_type: str, schema_version: int) -> type[Event]:
         event_class = self.event_class(event_type)
