@@ -4,7 +4,8 @@
 
 Runs bet intake, settlement, scan to result, rebuild and tables (each also runnable alone
 as benchmarks/bench_<name>.py), prints one table, writes bench-results/bench.json and
-rewrites the generated part of docs/benchmarks.md with the figures of this run.
+rewrites the generated part of docs/benchmarks.md with the figures of this run. Before each
+benchmark it waits (up to two minutes) for the machine to go quiet, and says what it saw.
 """
 
 from __future__ import annotations
@@ -13,16 +14,52 @@ import argparse
 import asyncio
 import importlib
 import json
+import os
 import platform
 import sys
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
 from common import Figure
 
 BENCHMARKS = ("intake", "settlement", "scan", "rebuild", "tables")
+QUIET_CORES = 0.2  # the stack alone at rest uses under 0.1 of a core here
+SETTLE_SECONDS = 120.0
 DOC = Path("docs/benchmarks.md")
 START, END = "<!-- make bench: start -->", "<!-- make bench: end -->"
+
+
+def busy_cores(seconds: float = 1.0) -> float:
+    """How many cores' worth of CPU the whole machine used over the next `seconds`."""
+
+    def sample() -> tuple[int, int]:
+        with open("/proc/stat") as stat:
+            ticks = [int(value) for value in stat.readline().split()[1:]]
+        idle = ticks[3] + ticks[4]  # idle and iowait
+        return sum(ticks) - idle, sum(ticks)
+
+    busy_before, total_before = sample()
+    time.sleep(seconds)
+    busy_after, total_after = sample()
+    share = (busy_after - busy_before) / max(1, total_after - total_before)
+    return share * (os.cpu_count() or 1)
+
+
+def settle(quiet_cores: float = QUIET_CORES, most_seconds: float = SETTLE_SECONDS) -> str:
+    """Wait until the machine is quiet (under `quiet_cores` busy for three seconds in a row,
+    at most `most_seconds`): what one benchmark leaves behind (Postgres vacuuming and
+    dropping its databases, Kafka deleting its topics) must not be measured in the next.
+    Says what it saw."""
+    started = time.monotonic()
+    quiet_in_a_row = 0
+    seen = 0.0
+    while quiet_in_a_row < 3 and time.monotonic() - started < most_seconds:
+        seen = busy_cores()
+        quiet_in_a_row = quiet_in_a_row + 1 if seen < quiet_cores else 0
+    waited = time.monotonic() - started
+    verdict = "quiet" if quiet_in_a_row >= 3 else "still busy"
+    return f"{verdict} after {waited:.0f} s ({seen:.2f} of {os.cpu_count()} cores busy)"
 
 
 def table(figures: list[Figure]) -> list[str]:
@@ -89,7 +126,7 @@ async def main() -> int:
     figures: list[Figure] = []
     failed: list[str] = []
     for name in args.only or BENCHMARKS:
-        print(f"== {name}", file=sys.stderr, flush=True)
+        print(f"== {name}: machine {settle()}", file=sys.stderr, flush=True)
         try:
             module = importlib.import_module(f"bench_{name}")
             figures.extend(await module.measure(args.quick))
