@@ -14,7 +14,11 @@ from teenpatti.runtime import ServiceRuntime
 
 from .adapters.postgres import migrate
 from .config import SettlementSettings
-from .consumers import table_events_handler, wallet_events_handler
+from .consumers import (
+    table_events_handler,
+    wallet_events_batch_handler,
+    wallet_events_handler,
+)
 from .entrypoints import router
 from .handlers import Settlement
 
@@ -43,7 +47,10 @@ def create_app(settings: SettlementSettings | None = None) -> FastAPI:
                 "table", [TABLE_EVENTS], on_table, batch_handler=each_in_order(on_table)
             )
             runtime.consume(
-                "wallet", [WALLET_EVENTS], on_wallet, batch_handler=each_in_order(on_wallet)
+                "wallet",
+                [WALLET_EVENTS],
+                on_wallet,
+                batch_handler=wallet_events_batch_handler(settlement),
             )
             app.state.runtime = runtime
             yield

@@ -14,7 +14,7 @@ from teenpatti.events.catalog import (
     RoundOpened,
     registry,
 )
-from teenpatti.eventsourcing import Handler
+from teenpatti.eventsourcing import BatchHandler, Handler
 
 from .handlers import Settlement
 
@@ -46,5 +46,28 @@ def wallet_events_handler(settlement: Settlement) -> Handler:
             await settlement.bet_placed(connection, event, envelope)
         elif isinstance(event, BetBookClosed):
             await settlement.book_closed(connection, event, envelope)
+
+    return handle
+
+
+def wallet_events_batch_handler(settlement: Settlement) -> BatchHandler:
+    """`wallet_events_handler` for a poll in its one transaction, in order, each run of
+    `BetPlaced` recorded together (`Settlement.bets_placed`)."""
+    one = wallet_events_handler(settlement)
+
+    async def handle(connection: asyncpg.Connection, envelopes: list[EventEnvelope]) -> None:
+        run: list[tuple[BetPlaced, EventEnvelope]] = []
+        for envelope in envelopes:
+            if envelope.event_type == "BetPlaced":
+                event = registry.decode_envelope(envelope)
+                assert isinstance(event, BetPlaced)
+                run.append((event, envelope))
+                continue
+            if run:
+                await settlement.bets_placed(connection, run)
+                run = []
+            await one(connection, envelope)
+        if run:
+            await settlement.bets_placed(connection, run)
 
     return handle

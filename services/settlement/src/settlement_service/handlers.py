@@ -14,7 +14,7 @@ held, unsettled, until a person sorts it out.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 import asyncpg
@@ -124,17 +124,7 @@ class Settlement:
     ) -> None:
         projection = SettlementProjection(connection)
         round_ = await projection.lock_round(event.round_id, event.table_id)
-        bet = PlacedBet(
-            bet_id=event.bet_id,
-            round_id=event.round_id,
-            table_id=event.table_id,
-            operator_id=event.operator_id,
-            player_id=event.player_id,
-            bet_type=event.bet_type,
-            stake=event.stake,
-            currency=event.currency,
-            placed_at=event.placed_at,
-        )
+        bet = _placed(event)
         held = await projection.add_bet(bet, event.slip_id)
         if held is not None:
             # The same bet again (a redelivery under a new event id): nothing to do, unless
@@ -156,6 +146,29 @@ class Settlement:
             )
             return
         await self._settle_if_ready(projection, event.round_id, event.table_id, cause)
+
+    async def bets_placed(
+        self, connection: asyncpg.Connection, placed: Sequence[tuple[BetPlaced, EventEnvelope]]
+    ) -> None:
+        """`bet_placed` of several, in order, with a few statements for all: while a round's
+        book is open (every bet during betting) a bet only has to be recorded, since no
+        settlement can be ready before the book is sealed. The rest (a bet held already, or
+        one for a round with a book or settled) goes through `bet_placed` one by one."""
+        projection = SettlementProjection(connection)
+        rounds = await projection.lock_rounds({e.round_id: e.table_id for e, _ in placed})
+
+        def book_open(event: BetPlaced) -> bool:
+            round_ = rounds[event.round_id]
+            return round_.book is None and not round_.settled
+
+        new = await projection.add_bets(
+            [(_placed(event), event.slip_id) for event, _ in placed if book_open(event)]
+        )
+        for event, envelope in placed:
+            if book_open(event) and event.bet_id in new:
+                new.discard(event.bet_id)  # recorded; a later copy in this batch is not new
+            else:
+                await self.bet_placed(connection, event, envelope)
 
     async def book_closed(
         self, connection: asyncpg.Connection, event: BetBookClosed, cause: EventEnvelope
@@ -270,4 +283,18 @@ def _essentials(bet: PlacedBet) -> tuple[object, ...]:
         bet.bet_type,
         bet.stake,
         bet.currency,
+    )
+
+
+def _placed(event: BetPlaced) -> PlacedBet:
+    return PlacedBet(
+        bet_id=event.bet_id,
+        round_id=event.round_id,
+        table_id=event.table_id,
+        operator_id=event.operator_id,
+        player_id=event.player_id,
+        bet_type=event.bet_type,
+        stake=event.stake,
+        currency=event.currency,
+        placed_at=event.placed_at,
     )

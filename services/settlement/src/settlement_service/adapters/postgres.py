@@ -170,6 +170,23 @@ class SettlementProjection:
         )
         return _round(row)
 
+    async def lock_rounds(self, rounds: Mapping[str, str]) -> dict[str, RoundRow]:
+        """`lock_round` of several rounds (round id -> table id), in one order (no deadlock
+        between two such transactions), with two statements."""
+        ordered = sorted(rounds)
+        await self._connection.execute(
+            "INSERT INTO rounds (round_id, table_id)"
+            " SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (round_id) DO NOTHING",
+            ordered,
+            [rounds[round_id] for round_id in ordered],
+        )
+        rows = await self._connection.fetch(
+            f"SELECT {_ROUND_COLUMNS} FROM rounds WHERE round_id = ANY($1::text[])"
+            " ORDER BY round_id FOR UPDATE",
+            ordered,
+        )
+        return {row["round_id"]: _round(row) for row in rows}
+
     async def set_paytable(
         self, round_id: str, paytable: Mapping[str, Any], opened_at: datetime
     ) -> None:
@@ -228,6 +245,35 @@ class SettlementProjection:
             return None
         row = await self._connection.fetchrow("SELECT * FROM bets WHERE bet_id = $1", bet.bet_id)
         return _placed_bet(row)
+
+    async def add_bets(self, bets: Sequence[tuple[PlacedBet, UUID]]) -> set[UUID]:
+        """`add_bet` of several (bet, slip id) in one statement; the ids of those that were
+        new (the others are held already under their id)."""
+        columns: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [], [], [])
+        for bet, slip_id in bets:
+            values = (
+                bet.bet_id,
+                bet.round_id,
+                bet.table_id,
+                slip_id,
+                bet.operator_id,
+                bet.player_id,
+                bet.bet_type,
+                bet.stake,
+                bet.currency,
+                bet.placed_at,
+            )
+            for column, value in zip(columns, values, strict=True):
+                column.append(value)
+        rows = await self._connection.fetch(
+            "INSERT INTO bets (bet_id, round_id, table_id, slip_id, operator_id, player_id,"
+            " bet_type, stake, currency, placed_at)"
+            " SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::text[],"
+            " $6::text[], $7::text[], $8::bigint[], $9::text[], $10::timestamptz[])"
+            " ON CONFLICT (bet_id) DO NOTHING RETURNING bet_id",
+            *columns,
+        )
+        return {row[0] for row in rows}
 
     async def count_bets(self, round_id: str) -> int:
         count = await self._connection.fetchval(
