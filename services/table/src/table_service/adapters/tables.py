@@ -96,7 +96,8 @@ FOLD_COLUMNS = (
 
 
 class FoldRow(asyncpg.Record):  # type: ignore[misc]
-    """A stored table event as a replay reads it (`FOLD_COLUMNS`), built by the driver."""
+    """A stored table event as a replay reads it (`FOLD_COLUMNS`), built by the driver;
+    `decoded` unpacks its columns in that order."""
 
     __slots__ = ()
 
@@ -111,22 +112,6 @@ class FoldRow(asyncpg.Record):  # type: ignore[misc]
     @property
     def event_id(self) -> UUID:
         return cast("UUID", self[2])
-
-    @property
-    def event_type(self) -> str:
-        return str(self[3])
-
-    @property
-    def schema_version(self) -> int:
-        return int(self[4])
-
-    @property
-    def occurred_at(self) -> datetime:
-        return cast("datetime", self[5])
-
-    @property
-    def payload_json(self) -> str:
-        return str(self[6])
 
 
 async def migrate(pool: asyncpg.Pool) -> None:
