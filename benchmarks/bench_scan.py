@@ -738,7 +738,7 @@ async def measure(quick: bool) -> list[Figure]:
         bound = f"{outcome.slowest}. " + (
             "Dealt at their own times, each of the path's stages takes a few ms at p50; the"
             " tail is a stage now and then waiting its turn behind other tables' work on a"
-            " service's one event loop (the slowest 5% of rounds spend 4-8 ms in most stages)"
+            " service's one event loop"
             if spread
             else "Dealt in step, each hop takes a burst of 100 scans at once and each waits its"
             " turn on a busy event loop: the gateway (6 SQL round trips per read, its"

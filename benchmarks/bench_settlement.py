@@ -338,7 +338,8 @@ async def measure(
     bound = (
         "rows written, then Python per bet: the wallet pays a poll of up to 5,000 BetSettled"
         " in one transaction with one statement per table it writes (BetPaid of all players"
-        " in one append_many), about 1.2-1.5 s per 5,000 here: some 8 rows per bet across"
+        " in one append_many), about 0.5 s per 5,000 on a quiet machine (1.2-1.5 s on a"
+        " busy one): some 8 rows per bet across"
         " the two services (ledger, bet, events, processed_events, with indexes and the hash"
         " chain), and the envelopes decoded and built one by one; before that the"
         " settlement service appends the round's BetSettled in one transaction. Strictly in"
