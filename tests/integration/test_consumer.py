@@ -15,6 +15,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
 from teenpatti.events import EventEnvelope
 from teenpatti.eventsourcing import (
+    AfterCommit,
     AsyncpgEventStore,
     KafkaEventConsumer,
     KafkaOutboxRelay,
@@ -304,3 +305,60 @@ async def test_a_poll_over_several_partitions_is_one_transaction_in_partition_or
         for table in {e.table_id for e in envelopes}:
             counts = [e.payload["chips"] for e in envelopes if e.table_id == table]
             assert counts == sorted(counts)
+
+
+async def test_an_action_after_commit_runs_once_each_transaction_has_committed(
+    store: AsyncpgEventStore,
+    pool: asyncpg.Pool,
+    producer: AIOKafkaProducer,
+    topic: str,
+    infrastructure: InfrastructureSettings,
+) -> None:
+    await pool.execute(EFFECTS)
+    await publish_events(store, producer, topic, 140)
+    seen_committed: list[int] = []  # per action: how many of its events another session saw
+
+    def after(envelopes: list[EventEnvelope]) -> AfterCommit:
+        async def check() -> None:
+            ids = [envelope.event_id for envelope in envelopes]
+            seen_committed.append(
+                await pool.fetchval(
+                    "SELECT count(*) FROM effects WHERE event_id = ANY($1::uuid[])", ids
+                )
+            )
+            if len(seen_committed) == 1:
+                raise RuntimeError("an announcement that fails")  # logged; nothing redone
+
+        return check
+
+    async def one(connection: asyncpg.Connection, envelope: EventEnvelope) -> AfterCommit:
+        await record_effect(connection, envelope)
+        return after([envelope])
+
+    async def batch(connection: asyncpg.Connection, envelopes: list[EventEnvelope]) -> AfterCommit:
+        for envelope in envelopes:
+            await record_effect(connection, envelope)
+        return after(envelopes)
+
+    runtime = KafkaEventConsumer(
+        pool,
+        name="after-commit-test",
+        topics=[topic],
+        bootstrap_servers=infrastructure.kafka_servers,
+        handler=one,
+        batch_handler=batch,
+    )
+    stop = asyncio.Event()
+    task = asyncio.create_task(runtime.run(stop))
+    try:
+        await eventually(lambda: _count_is(pool, 140))
+        await eventually(
+            lambda: _offsets_reach(infrastructure.kafka_servers, topic, "after-commit-test", 140)
+        )
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, timeout=30)
+
+    assert sum(seen_committed) == 140, "each action saw all of its events committed"
+    assert set((await effects(pool)).values()) == {1}, "a failed action redoes nothing"
+    assert runtime.stats.handled == 140

@@ -26,7 +26,7 @@ from teenpatti.eventsourcing import (
     ensure_topics,
     kafka_producer,
 )
-from teenpatti.eventsourcing.consumer import BatchHandler, PartitionsCallback
+from teenpatti.eventsourcing.consumer import AfterCommit, BatchHandler, PartitionsCallback
 from teenpatti.settings import InfrastructureSettings
 
 log = logging.getLogger(__name__)
@@ -37,9 +37,11 @@ def readable_only(handler: Handler) -> Handler:
     version beyond the one it reads) before the service's handler skips it as "not mine":
     the consumer parks it (`parked_events`) at once, for a person to see, and goes on."""
 
-    async def checked(connection: asyncpg.Connection, envelope: EventEnvelope) -> None:
+    async def checked(
+        connection: asyncpg.Connection, envelope: EventEnvelope
+    ) -> AfterCommit | None:
         _check_readable(envelope)
-        await handler(connection, envelope)
+        return await handler(connection, envelope)
 
     return checked
 
@@ -48,10 +50,12 @@ def readable_only_batch(handler: BatchHandler) -> BatchHandler:
     """`readable_only` for a batch: one unreadable event fails the batch, whose events then
     go one by one through the single-event handler, which parks that one."""
 
-    async def checked(connection: asyncpg.Connection, envelopes: list[EventEnvelope]) -> None:
+    async def checked(
+        connection: asyncpg.Connection, envelopes: list[EventEnvelope]
+    ) -> AfterCommit | None:
         for envelope in envelopes:
             _check_readable(envelope)
-        await handler(connection, envelopes)
+        return await handler(connection, envelopes)
 
     return checked
 

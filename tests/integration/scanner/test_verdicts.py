@@ -110,7 +110,8 @@ async def test_a_polls_verdicts_are_recorded_in_one_go_and_the_first_verdict_sta
 ) -> None:
     """The `verdicts` consumer's batch: each pending scan takes its table's verdict once
     (a later verdict for the same scan changes nothing), scans that are not ours are left
-    alone, other events are ignored, and only what was decided is announced."""
+    alone, other events are ignored, and only what was decided is announced, once the
+    transaction has committed."""
     consumer_side, request_side = brokers
     await db.migrate(pool)
     dealt, refused, decided_before = uuid4(), uuid4(), uuid4()
@@ -157,7 +158,11 @@ async def test_a_polls_verdicts_are_recorded_in_one_go_and_the_first_verdict_sta
     ]
     await asyncio.sleep(0.05)
     async with pool.acquire() as connection, connection.transaction():
-        await verdict_recorder(consumer_side)(connection, poll)
+        announce = await verdict_recorder(consumer_side)(connection, poll)
+    await asyncio.sleep(0.05)
+    assert not any(waiter.done() for waiter in waiters[:2]), "nothing heard before the commit"
+    assert announce is not None
+    await announce()  # what the consumer runs once the transaction has committed
 
     rows = {
         scan_id: await db.load_scan(pool, scan_id) for scan_id in (dealt, refused, decided_before)

@@ -19,6 +19,7 @@ from scanner_gateway.entrypoints import BodyLimitMiddleware, router
 from scanner_gateway.handlers import Gateway
 from teenpatti.events import EventEnvelope
 from teenpatti.events.catalog import SCANNER_EVENTS, TABLE_EVENTS
+from teenpatti.eventsourcing import AfterCommit
 from teenpatti.http import ApiKeys, install_problem_handlers
 from teenpatti.runtime import ServiceRuntime
 
@@ -52,8 +53,10 @@ def create_app(settings: ScannerSettings | None = None) -> FastAPI:
             # handled again one event at a time
             record_verdicts = verdict_recorder(broker)
 
-            async def on_verdict(connection: asyncpg.Connection, envelope: EventEnvelope) -> None:
-                await record_verdicts(connection, [envelope])
+            async def on_verdict(
+                connection: asyncpg.Connection, envelope: EventEnvelope
+            ) -> AfterCommit | None:
+                return await record_verdicts(connection, [envelope])
 
             runtime.consume(
                 "verdicts",

@@ -13,18 +13,21 @@ from scanner_gateway.adapters.verdicts import VerdictBroker
 from scanner_gateway.domain import ScanAnswer, verdict_of
 from teenpatti.events import EventEnvelope
 from teenpatti.events.catalog import CardDealt, CardRefused, registry
-from teenpatti.eventsourcing import BatchHandler
+from teenpatti.eventsourcing import AfterCommit, BatchHandler
 
 VERDICT_EVENTS = frozenset({CardDealt.event_type, CardRefused.event_type})
 
 
 def verdict_recorder(broker: VerdictBroker) -> BatchHandler:
-    """A poll's verdicts: recorded in one statement, then announced in one Redis round trip.
-    Both happen before the commit, so a waiter may hear a verdict first; it is the same
-    verdict the commit makes durable, and a redelivery after a failed commit announces it
-    again (which changes nothing: the same verdicts)."""
+    """A poll's verdicts: recorded in one statement, then, once that has committed, announced
+    in one Redis round trip. A device told its card was refused may read it again at once,
+    and the read must find the refusal in Postgres (a refused card read again is passed on,
+    not absorbed as a bounce). A lost announcement is not retried: waiters fall back to
+    Postgres when none comes."""
 
-    async def record(connection: asyncpg.Connection, envelopes: list[EventEnvelope]) -> None:
+    async def record(
+        connection: asyncpg.Connection, envelopes: list[EventEnvelope]
+    ) -> AfterCommit | None:
         verdicts: list[tuple[ScanAnswer, datetime]] = []
         for envelope in envelopes:
             if envelope.event_type in VERDICT_EVENTS:
@@ -32,6 +35,13 @@ def verdict_recorder(broker: VerdictBroker) -> BatchHandler:
                 assert isinstance(event, CardDealt | CardRefused)
                 verdicts.append((verdict_of(event), envelope.occurred_at))
         decided = await db.record_verdicts(connection, verdicts)
-        await broker.announce_all([v for v, _ in verdicts if v.scan_id in decided])
+        announced = [v for v, _ in verdicts if v.scan_id in decided]
+        if not announced:
+            return None
+
+        async def announce() -> None:
+            await broker.announce_all(announced)
+
+        return announce
 
     return record

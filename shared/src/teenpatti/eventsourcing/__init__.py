@@ -1,6 +1,7 @@
 """Event sourcing: the Postgres event store, the outbox relay and the consumer runtime."""
 
 from teenpatti.eventsourcing.consumer import (
+    AfterCommit,
     BatchHandler,
     ConsumerStats,
     Handler,
@@ -21,6 +22,7 @@ from teenpatti.eventsourcing.store import (
 from teenpatti.eventsourcing.topics import TopicConfigurationError, ensure_topics, partition_for
 
 __all__ = [
+    "AfterCommit",
     "AppendResult",
     "AsyncpgEventStore",
     "BatchHandler",

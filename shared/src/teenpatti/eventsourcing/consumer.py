@@ -14,6 +14,10 @@ order) are handled together in one transaction (one `processed_events` insert fo
 call of the handler with the new ones): the same guarantees, a fraction of the round trips.
 If the batch fails for any reason but an outage, it is rolled back and its records go one
 by one through the handler, so that only the event at fault is parked.
+
+A handler may return an action to run once its transaction has committed: for an
+announcement that nobody may hear before what it announces is durable (the gateway's
+verdicts). It is best effort: run once, after the commit; a failure is logged, not retried.
 """
 
 from __future__ import annotations
@@ -34,8 +38,9 @@ from teenpatti.transient import SERVER_UNAVAILABLE
 
 log = logging.getLogger(__name__)
 
-Handler = Callable[[asyncpg.Connection, EventEnvelope], Awaitable[None]]
-BatchHandler = Callable[[asyncpg.Connection, list[EventEnvelope]], Awaitable[None]]
+AfterCommit = Callable[[], Awaitable[None]]
+Handler = Callable[[asyncpg.Connection, EventEnvelope], Awaitable[AfterCommit | None]]
+BatchHandler = Callable[[asyncpg.Connection, list[EventEnvelope]], Awaitable[AfterCommit | None]]
 
 _TRANSIENT_ERRORS = (
     *SERVER_UNAVAILABLE,
@@ -54,11 +59,26 @@ def each_in_order(handler: Handler) -> BatchHandler:
     insert per batch) for a handler that writes only to Postgres, or whose effects outside
     it may be repeated: a failed batch is handled again one by one, repeating them."""
 
-    async def handle(connection: asyncpg.Connection, envelopes: list[EventEnvelope]) -> None:
-        for envelope in envelopes:
-            await handler(connection, envelope)
+    async def handle(
+        connection: asyncpg.Connection, envelopes: list[EventEnvelope]
+    ) -> AfterCommit | None:
+        actions = [await handler(connection, envelope) for envelope in envelopes]
+        return all_of(actions)
 
     return handle
+
+
+def all_of(actions: Sequence[AfterCommit | None]) -> AfterCommit | None:
+    """One action after commit that runs each of `actions` in turn (None: there are none)."""
+    due = [action for action in actions if action is not None]
+    if not due:
+        return None
+
+    async def run() -> None:
+        for action in due:
+            await action()
+
+    return run
 
 
 @dataclass
@@ -235,6 +255,7 @@ class KafkaEventConsumer:
             if envelope.event_id not in seen:
                 seen.add(envelope.event_id)
                 unique.append(envelope)
+        after: AfterCommit | None = None
         async with self._pool.acquire() as connection, connection.transaction():
             fresh = {
                 row[0]
@@ -247,9 +268,10 @@ class KafkaEventConsumer:
             }
             new = [envelope for envelope in unique if envelope.event_id in fresh]
             if new:
-                await self._batch_handler(connection, new)
+                after = await self._batch_handler(connection, new)
         self.stats.handled += len(new)
         self.stats.duplicates += len(envelopes) - len(new)
+        await self._after_commit(after)
 
     async def _handle_once(self, envelope: EventEnvelope) -> None:
         async with self._pool.acquire() as connection, connection.transaction():
@@ -262,8 +284,17 @@ class KafkaEventConsumer:
             if not first_time:
                 self.stats.duplicates += 1
                 return
-            await self._handler(connection, envelope)
+            after = await self._handler(connection, envelope)
         self.stats.handled += 1
+        await self._after_commit(after)
+
+    async def _after_commit(self, action: AfterCommit | None) -> None:
+        if action is None:
+            return
+        try:
+            await action()
+        except Exception:  # the handler's effects are committed: nothing to undo or retry
+            log.exception("%s: an action after commit failed", self._name)
 
     async def _park(self, record: ConsumerRecord[bytes, bytes], error: str) -> None:
         # the error may quote the record (a NUL in it): Postgres text cannot hold NUL, and a
