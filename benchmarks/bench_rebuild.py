@@ -258,7 +258,7 @@ async def measure(quick: bool, show_profile: bool = False) -> list[Figure]:
         await admin.close()
     for stage, value in stages.items():
         print(f"  {stage}: {value:,.0f} events/s")
-    print(f"  read + decode + evolve: {full:,.0f} events/s")
+    print(f"  read + decode + fold (the whole load): {full:,.0f} events/s")
     print(f"  restored from snapshots: {restored:,.0f} events/s")
     if show_profile:
         print(profile)
