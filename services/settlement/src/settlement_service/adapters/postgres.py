@@ -159,20 +159,11 @@ class SettlementProjection:
 
     async def lock_round(self, round_id: str, table_id: str) -> RoundRow:
         """The round's row, created if new, locked until the transaction ends."""
-        await self._connection.execute(
-            "INSERT INTO rounds (round_id, table_id) VALUES ($1, $2)"
-            " ON CONFLICT (round_id) DO NOTHING",
-            round_id,
-            table_id,
-        )
-        row = await self._connection.fetchrow(
-            f"SELECT {_ROUND_COLUMNS} FROM rounds WHERE round_id = $1 FOR UPDATE", round_id
-        )
-        return _round(row)
+        return (await self.lock_rounds({round_id: table_id}))[round_id]
 
     async def lock_rounds(self, rounds: Mapping[str, str]) -> dict[str, RoundRow]:
-        """`lock_round` of several rounds (round id -> table id), in one order (no deadlock
-        between two such transactions), with two statements."""
+        """The rows of these rounds (round id -> table id), created if new, locked until the
+        transaction ends, in one order (no deadlock between two such transactions)."""
         ordered = sorted(rounds)
         await self._connection.execute(
             "INSERT INTO rounds (round_id, table_id)"
@@ -225,30 +216,14 @@ class SettlementProjection:
 
     async def add_bet(self, bet: PlacedBet, slip_id: UUID) -> PlacedBet | None:
         """Insert the bet; None if new, else the row already held under its id."""
-        inserted = await self._connection.fetchval(
-            "INSERT INTO bets (bet_id, round_id, table_id, slip_id, operator_id, player_id,"
-            " bet_type, stake, currency, placed_at)"
-            " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
-            " ON CONFLICT (bet_id) DO NOTHING RETURNING true",
-            bet.bet_id,
-            bet.round_id,
-            bet.table_id,
-            slip_id,
-            bet.operator_id,
-            bet.player_id,
-            bet.bet_type,
-            bet.stake,
-            bet.currency,
-            bet.placed_at,
-        )
-        if inserted:
+        if bet.bet_id in await self.add_bets([(bet, slip_id)]):
             return None
         row = await self._connection.fetchrow("SELECT * FROM bets WHERE bet_id = $1", bet.bet_id)
         return _placed_bet(row)
 
     async def add_bets(self, bets: Sequence[tuple[PlacedBet, UUID]]) -> set[UUID]:
-        """`add_bet` of several (bet, slip id) in one statement; the ids of those that were
-        new (the others are held already under their id)."""
+        """Insert these (bet, slip id) in one statement; the ids of those that were new (the
+        others are held already under their id)."""
         columns: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [], [], [])
         for bet, slip_id in bets:
             values = (
