@@ -55,6 +55,26 @@ async def effects(pool: asyncpg.Pool) -> dict[str, int]:
     return {str(row[0]): row[1] for row in rows}
 
 
+async def run_until_handled(
+    runtime: KafkaEventConsumer,
+    pool: asyncpg.Pool,
+    infrastructure: InfrastructureSettings,
+    topic: str,
+    count: int,
+) -> None:
+    """Run the consumer until `count` effects are recorded and its offsets are committed."""
+    stop = asyncio.Event()
+    task = asyncio.create_task(runtime.run(stop))
+    try:
+        await eventually(lambda: _count_is(pool, count))
+        await eventually(
+            lambda: _offsets_reach(infrastructure.kafka_servers, topic, runtime.name, count)
+        )
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, timeout=30)
+
+
 async def committed_offsets(bootstrap: str, topic: str, group: str) -> list[int | None]:
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=group)
     await consumer.start()
@@ -284,16 +304,7 @@ async def test_a_poll_over_several_partitions_is_one_transaction_in_partition_or
         batch_handler=batch,
         max_records=1000,
     )
-    stop = asyncio.Event()
-    task = asyncio.create_task(runtime.run(stop))
-    try:
-        await eventually(lambda: _count_is(pool, 140))
-        await eventually(
-            lambda: _offsets_reach(infrastructure.kafka_servers, topic, "batch-test", 140)
-        )
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, timeout=30)
+    await run_until_handled(runtime, pool, infrastructure, topic, 140)
 
     assert set((await effects(pool)).values()) == {1}
     assert len({txid for txid, _ in batches}) == len(batches), "one transaction per poll"
@@ -348,16 +359,7 @@ async def test_an_action_after_commit_runs_once_each_transaction_has_committed(
         handler=one,
         batch_handler=batch,
     )
-    stop = asyncio.Event()
-    task = asyncio.create_task(runtime.run(stop))
-    try:
-        await eventually(lambda: _count_is(pool, 140))
-        await eventually(
-            lambda: _offsets_reach(infrastructure.kafka_servers, topic, "after-commit-test", 140)
-        )
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, timeout=30)
+    await run_until_handled(runtime, pool, infrastructure, topic, 140)
 
     assert sum(seen_committed) == 140, "each action saw all of its events committed"
     assert set((await effects(pool)).values()) == {1}, "a failed action redoes nothing"
