@@ -10,8 +10,9 @@ has closed and the settlement service holds every bet and the sealed book, a reg
 scanner deals six cards; the figure is the time from `RoundClosed` (its `occurred_at` in
 the table's stream) to the last bet's `paid_at` in the wallet's database (same host clock).
 Stages are read from the services' databases: the settlement's append of the round's
-`BetSettled` events, the first and the last payment; and from Kafka: when the last
-`BetSettled` reached `settlement.events` (its record's timestamp, set by the relay's producer).
+`BetsSettled` parts (1,000 bets each), the first and the last payment; and from Kafka: when
+the last part reached `settlement.events` (its record's timestamp, set by the relay's
+producer).
 
 The raw limit, measured in the same run on the same Postgres: inserting the same number of
 rows (bet id, round, outcome, amount, time) with asyncpg in batches of 1,000, one
@@ -67,8 +68,8 @@ class Stages:
     placing_seconds: float  # posting the slips
     catch_up_seconds: float  # after the deadline, until settlement holds every bet + book
     round_closed: datetime
-    settled: datetime  # the settlement's append of every BetSettled (its occurred_at)
-    published: datetime | None  # the last BetSettled's Kafka record timestamp
+    settled: datetime  # the settlement's append of the round's parts (their occurred_at)
+    published: datetime | None  # the last part's (or RoundSettled's) Kafka record timestamp
     first_paid: datetime
     last_paid: datetime
     commits: dict[str, int]  # transactions committed per service database while paying
@@ -84,8 +85,8 @@ class Stages:
         return (
             f"{self.bets} bets: placed in {self.placing_seconds:.1f} s; settlement caught up"
             f" {self.catch_up_seconds:.1f} s after the deadline; from RoundClosed:"
-            f" settled (BetSettled appended) +{since(self.settled)} s,"
-            f" last BetSettled on Kafka +{since(self.published) if self.published else '-'} s,"
+            f" settled (BetsSettled appended) +{since(self.settled)} s,"
+            f" settlement on Kafka +{since(self.published) if self.published else '-'} s,"
             f" first paid +{since(self.first_paid)} s, last paid +{since(self.last_paid)} s;"
             " commits per bet while paying: "
             + ", ".join(f"{db} {n / self.bets:.2f}" for db, n in self.commits.items())

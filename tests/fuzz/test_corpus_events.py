@@ -27,9 +27,11 @@ from teenpatti.events.catalog import (
     WALLET_EVENTS,
     BetPlaced,
     BetSettled,
+    BetsSettled,
     CardDealt,
     CardScanned,
     RoundOpened,
+    SettledBet,
 )
 from teenpatti.settings import InfrastructureSettings
 from tests.integration.services import publish
@@ -137,12 +139,15 @@ async def test_wallet_parks_garbage(wallet_settings: WalletSettings, wallet_app:
             fraction_kept="0",
             odds="19/20",
         )
+        (part,) = BetsSettled.parts(
+            "T1-000001", "T1", [SettledBet.of(settled)]
+        )  # what the settlement service emits
         on_settlement = await send_garbage(
-            wallet_settings, SETTLEMENT_EVENTS, "BetSettled", payload(settled)
+            wallet_settings, SETTLEMENT_EVENTS, "BetsSettled", payload(part)
         )
         # the good events after the garbage, on the same partition (key T1)
         await publish(wallet_settings, TABLE_EVENTS, round_opened("T1-000002"), table_id="T1")
-        await publish(wallet_settings, SETTLEMENT_EVENTS, settled, table_id="T1")
+        await publish(wallet_settings, SETTLEMENT_EVENTS, part, table_id="T1")
 
         async def paid() -> bool:
             balances = await client.get("/players/p1/balances", headers=OPERATOR_1)
@@ -152,7 +157,7 @@ async def test_wallet_parks_garbage(wallet_settings: WalletSettings, wallet_app:
             book = await client.get("/rounds/T1-000002/book", headers=OPERATOR_1)
             return book.status_code == 200
 
-        await eventually(paid, what="the good BetSettled to be paid")
+        await eventually(paid, what="the good BetsSettled to be paid")
         await eventually(opened, what="the good RoundOpened to be taken in")
         await check_parked(connection, wallet_settings, "wallet-table", TABLE_EVENTS, on_table)
         await check_parked(

@@ -364,3 +364,58 @@ async def test_an_action_after_commit_runs_once_each_transaction_has_committed(
     assert sum(seen_committed) == 140, "each action saw all of its events committed"
     assert set((await effects(pool)).values()) == {1}, "a failed action redoes nothing"
     assert runtime.stats.handled == 140
+
+
+async def test_records_it_may_pass_over_take_no_transaction_and_their_offsets_move_on(
+    store: AsyncpgEventStore,
+    pool: asyncpg.Pool,
+    producer: AIOKafkaProducer,
+    topic: str,
+    infrastructure: InfrastructureSettings,
+) -> None:
+    await pool.execute(EFFECTS)
+    await publish_events(store, producer, topic, 140)
+    odd = {
+        str(e.event_id)
+        for e in await store.read_all(limit=1000)
+        if e.envelope().payload["chips"] % 2
+    }
+    transactions: list[int] = []
+
+    async def batch(connection: asyncpg.Connection, envelopes: list[EventEnvelope]) -> None:
+        transactions.append(await connection.fetchval("SELECT txid_current()"))
+        for envelope in envelopes:
+            await record_effect(connection, envelope)
+
+    def even(envelope: EventEnvelope) -> bool:
+        return bool(envelope.payload["chips"] % 2 == 0)
+
+    for name, batch_handler in (("skips-batch", batch), ("skips-single", None)):
+        await pool.execute("TRUNCATE effects")
+        runtime = KafkaEventConsumer(
+            pool,
+            name=name,
+            topics=[topic],
+            bootstrap_servers=infrastructure.kafka_servers,
+            handler=record_effect,
+            batch_handler=batch_handler,
+            skips=even,
+        )
+        stop = asyncio.Event()
+        task = asyncio.create_task(runtime.run(stop))
+        try:
+            await eventually(lambda: _count_is(pool, 70))
+            await eventually(
+                lambda group=name: _offsets_reach(infrastructure.kafka_servers, topic, group, 140)
+            )
+        finally:
+            stop.set()
+            await asyncio.wait_for(task, timeout=30)
+        handled = await effects(pool)
+        assert set(handled) == odd and set(handled.values()) == {1}, name
+        processed = await pool.fetch(
+            "SELECT event_id FROM processed_events WHERE consumer = $1", name
+        )
+        assert {str(row[0]) for row in processed} == odd, name  # the skipped left no row
+        assert (runtime.stats.handled, runtime.stats.skipped) == (70, 70), name
+    assert transactions, "the batch consumer handled its polls in transactions"

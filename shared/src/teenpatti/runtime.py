@@ -17,7 +17,7 @@ from aiokafka import AIOKafkaProducer
 
 from teenpatti.events import EventEnvelope
 from teenpatti.events.catalog import ALL_TOPICS, registry
-from teenpatti.events.contracts import UnsupportedSchemaVersionError
+from teenpatti.events.contracts import EventContractError, UnsupportedSchemaVersionError
 from teenpatti.eventsourcing import (
     AsyncpgEventStore,
     Handler,
@@ -58,6 +58,22 @@ def readable_only_batch(handler: BatchHandler) -> BatchHandler:
         return await handler(connection, envelopes)
 
     return checked
+
+
+def _ignored_by(handles: frozenset[str]) -> Callable[[EventEnvelope], bool]:
+    """Whether an event is one a consumer handling `handles` may pass over: readable by
+    this build (else it is parked) and of another type."""
+
+    def ignored(envelope: EventEnvelope) -> bool:
+        if envelope.event_type in handles:
+            return False
+        try:
+            _check_readable(envelope)
+        except EventContractError:
+            return False
+        return True
+
+    return ignored
 
 
 def _check_readable(envelope: EventEnvelope) -> None:
@@ -193,14 +209,18 @@ class ServiceRuntime:
         handler: Handler,
         *,
         batch_handler: BatchHandler | None = None,
+        handles: frozenset[str] | None = None,
         max_records: int = 500,
         on_assigned: PartitionsCallback | None = None,
         on_revoked: PartitionsCallback | None = None,
     ) -> KafkaEventConsumer:
         """Start the consumer group `<service>-<name>` on `topics`; each event is handled in
         one Postgres transaction (with `batch_handler`, each poll's records in one, whatever
-        partitions they come from; `max_records` bounds a poll). The callbacks hear which
-        partitions this instance owns."""
+        partitions they come from; `max_records` bounds a poll). With `handles`, the event
+        types the handlers act on, an event of another type that this build can read is
+        passed over without a transaction (the handlers would ignore it); one it cannot read
+        still goes to the handler's check and is parked. The callbacks hear which partitions
+        this instance owns."""
         consumer = KafkaEventConsumer(
             self.pool,
             name=self.settings.topic(f"{self.service}-{name}"),
@@ -208,6 +228,7 @@ class ServiceRuntime:
             bootstrap_servers=self.settings.kafka_servers,
             handler=readable_only(handler),
             batch_handler=None if batch_handler is None else readable_only_batch(batch_handler),
+            skips=None if handles is None else _ignored_by(handles),
             max_records=max_records,
             on_assigned=on_assigned,
             on_revoked=on_revoked,

@@ -31,6 +31,7 @@ from teenpatti.events.catalog import (
     BetPaid,
     BetPlaced,
     BetSettled,
+    BetsSettled,
     BettingClosed,
     CardDealt,
     CurrencyTotals,
@@ -40,6 +41,7 @@ from teenpatti.events.catalog import (
     RoundClosed,
     RoundOpened,
     RoundSettled,
+    SettledBet,
     StakeLimit,
     book_digest,
 )
@@ -61,7 +63,9 @@ class History:
     dsns: dict[str, str]
     pools: dict[str, asyncpg.Pool]
     settings: InfrastructureSettings
-    bet_ids: list[UUID]  # round 1: player_a, pair_plus_a; round 2 (cancelled): tie
+    # round 1 (its settlement in one BetsSettled): player_a, pair_plus_a; round 2 (cancelled,
+    # settled by a BetSettled per bet, as older history is): tie
+    bet_ids: list[UUID]
     start: datetime
 
     def specs(self) -> list[StoreSpec]:
@@ -288,7 +292,12 @@ async def _write_history(history: History) -> None:
             f"settlement-{round_id}",
             0,
             [
-                *settled,
+                # round 1 as the service writes it now, round 2 as older history holds it
+                *(
+                    BetsSettled.parts(round_id, "T1", [SettledBet.of(b) for b in settled])
+                    if round_id == "T1-000001"
+                    else settled
+                ),
                 RoundSettled(
                     round_id=round_id,
                     table_id="T1",
@@ -349,3 +358,24 @@ async def _write_history(history: History) -> None:
 
 def _fraction(value: Any) -> str:
     return "0" if value == 0 else f"{value.numerator}/{value.denominator}"
+
+
+async def alter_settled_line(
+    connection: asyncpg.Connection, bet_id: UUID | str, field: str, value: str
+) -> int:
+    """Set `field` (to the JSON `value`) of the bet's line in its stored `BetsSettled`, as
+    someone changing the settlement store would; the event's stream version."""
+    version = await connection.fetchval(
+        "UPDATE events SET payload = jsonb_set(payload, ARRAY['bets', ("
+        "   SELECT (line.number - 1)::text"
+        "   FROM jsonb_array_elements(payload->'bets') WITH ORDINALITY AS line(bet, number)"
+        "   WHERE line.bet->>'bet_id' = $1), $2], $3::jsonb)"
+        " WHERE event_type = 'BetsSettled'"
+        "   AND payload->'bets' @> jsonb_build_array(jsonb_build_object('bet_id', $1::text))"
+        " RETURNING stream_version",
+        str(bet_id),
+        field,
+        value,
+    )
+    assert version is not None, f"no BetsSettled holds bet {bet_id}"
+    return int(version)

@@ -24,7 +24,7 @@ from teenpatti.eventsourcing import (
 )
 from teenpatti.settings import InfrastructureSettings
 
-from .conftest import PLAYER_STREAM, STORES, History
+from .conftest import PLAYER_STREAM, STORES, History, alter_settled_line
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -62,12 +62,7 @@ async def test_an_altered_payout_is_caught_by_recomputation_and_by_the_chain(
 ) -> None:
     bet_id = history.bet_ids[0]
     async with history.pools["settlement"].acquire() as connection:
-        version = await connection.fetchval(
-            "UPDATE events SET payload = jsonb_set(payload, '{returned}', '999999')"
-            " WHERE event_type = 'BetSettled' AND payload->>'bet_id' = $1"
-            " RETURNING stream_version",
-            str(bet_id),
-        )
+        version = await alter_settled_line(connection, bet_id, "returned", "999999")
     report = await history.audit()
     assert not report.ok
     assert ("settlement", "settlement_mismatch") in codes(report)

@@ -17,6 +17,8 @@ from teenpatti.settings import InfrastructureSettings
 from tests.e2e.conftest import running_system
 from tests.e2e.driver import Studio
 
+from .conftest import alter_settled_line
+
 pytestmark = pytest.mark.timeout(180)
 
 STORES = ("table", "scanner", "wallet", "settlement")
@@ -71,11 +73,7 @@ async def test_a_real_round_passes_and_a_changed_payout_is_caught(
         settlement = next(s for s in specs if s.name == "settlement")
         connection = await asyncpg.connect(settlement.dsn)
         try:
-            await connection.execute(
-                "UPDATE events SET payload = jsonb_set(payload, '{returned}', '100000')"
-                " WHERE event_type = 'BetSettled' AND payload->>'bet_id' = $1",
-                str(bet_id),
-            )
+            await alter_settled_line(connection, bet_id, "returned", "100000")
         finally:
             await connection.close()
         report = await run_audit(

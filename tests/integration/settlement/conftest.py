@@ -28,6 +28,7 @@ from teenpatti.events.catalog import (
     BetBookClosed,
     BetPlaced,
     BetSettled,
+    BetsSettled,
     RoundCancelled,
     RoundClosed,
     RoundOpened,
@@ -194,9 +195,11 @@ async def republish(settings: InfrastructureSettings, topic: str, envelope: Even
 async def settlements(
     settings: InfrastructureSettings, rounds: int
 ) -> tuple[list[BetSettled], list[RoundSettled]]:
-    """Every settlement event emitted, once `rounds` RoundSettled have been seen."""
+    """Every bet settled (each line of every `BetsSettled` emitted) and every RoundSettled,
+    once `rounds` RoundSettled have been seen."""
     seen = await collect(settings, SETTLEMENT_EVENTS, count_of("RoundSettled", rounds), timeout=60)
-    bets = [e for e in of_type(seen, "BetSettled") if isinstance(e, BetSettled)]
+    parts = [e for e in of_type(seen, "BetsSettled") if isinstance(e, BetsSettled)]
+    bets = [bet for part in parts for bet in part.each()]
     summaries = [e for e in of_type(seen, "RoundSettled") if isinstance(e, RoundSettled)]
     return bets, summaries
 

@@ -3,6 +3,7 @@ in a transaction of its own leaves: rounds, bets, problems and the settlement ev
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
@@ -140,5 +141,5 @@ async def test_a_poll_in_one_transaction_leaves_what_one_event_at_a_time_leaves(
     kinds = {row[1] for row in seen[True]["problems"]}
     assert any(kind.startswith("conflicting_bet:") for kind in kinds)
     assert len(seen[True]["bets"]) == 6
-    settled = [row for row in seen[True]["events"] if row[2] == "BetSettled"]
-    assert len(settled) == 3  # the bets of T2 and T3
+    parts = [row for row in seen[True]["events"] if row[2] == "BetsSettled"]
+    assert sum(len(json.loads(row[3])["bets"]) for row in parts) == 3  # the bets of T2 and T3

@@ -1,4 +1,5 @@
-"""BetSettled to BetPaid: paid once per bet, the history shows the round, money is conserved."""
+"""BetsSettled (and BetSettled, of older history) to BetPaid: paid once per bet, the history
+shows the round, money is conserved."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from teenpatti.events.catalog import (
     WALLET_EVENTS,
     BetPaid,
     BetSettled,
+    BetsSettled,
     RoundClosed,
+    SettledBet,
 )
 from tests.integration.services import collect, count_of, of_type
 from wallet_service.config import WalletSettings
@@ -175,3 +178,71 @@ async def test_a_settlement_for_an_unknown_bet_is_parked_not_paid(
         assert await balances(client, "p1") == {"INR": 4_000}
         status = (await client.get(f"/bets/{bet['bet_id']}", headers=OPERATOR_1)).json()
         assert status["status"] == "placed"
+
+
+async def test_a_part_of_a_round_is_paid_whole_or_parked_whole(
+    wallet_settings: WalletSettings,
+) -> None:
+    async with wallet(wallet_settings) as client:
+        await open_round(wallet_settings, client, "T1-000001")
+        await deposit(client, "p1", 5_000)
+        await deposit(client, "p2", 5_000)
+        placed = [
+            *(await place(client, "p1", "T1-000001", [("player_a", 1_000), ("tie", 200)])).json()[
+                "bets"
+            ],
+            *(await place(client, "p2", "T1-000001", [("player_b", 500)])).json()["bets"],
+        ]
+        await close_betting(wallet_settings, "T1-000001")
+        await wait_for_round(client, "T1-000001", "sealed")
+        views = {
+            b["bet_id"]: (await client.get(f"/bets/{b['bet_id']}", headers=OPERATOR_1)).json()
+            for b in placed
+        }
+        a, tie, b = (views[bet["bet_id"]] for bet in placed)
+        good = [
+            settled(a, "operator-1", "won", 1_950),
+            settled(tie, "operator-1", "lost", 0),
+            settled(b, "operator-1", "lost", 0),
+        ]
+        # one line the wallet does not hold as told (another stake): the whole part is parked
+        forged = [good[0], settled({**b, "stake": 5_000}, "operator-1", "won", 9_000)]
+        (forged_part,) = BetsSettled.parts("T1-000001", "T1", [SettledBet.of(s) for s in forged])
+        await send(wallet_settings, SETTLEMENT_EVENTS, forged_part, table_id="T1")
+
+        async def parked() -> bool:
+            async with database(wallet_settings) as connection:
+                return bool(await connection.fetchval("SELECT count(*) FROM parked_events"))
+
+        await eventually(parked, what="the part with a forged line to be parked", timeout=60)
+        assert await balances(client, "p1") == {"INR": 5_000 - 1_200}
+        status = (await client.get(f"/bets/{a['bet_id']}", headers=OPERATOR_1)).json()
+        assert status["status"] == "placed"  # its good line was not paid either
+
+        (part,) = BetsSettled.parts("T1-000001", "T1", [SettledBet.of(s) for s in good])
+        for _ in range(2):  # the same part twice, as two events: paid once
+            await send(wallet_settings, SETTLEMENT_EVENTS, part, table_id="T1")
+        events = await collect(wallet_settings, WALLET_EVENTS, count_of("BetPaid", 3))
+        paid = [e for e in of_type(events, "BetPaid") if isinstance(e, BetPaid)]
+        assert sorted((str(e.bet_id), e.outcome, e.amount) for e in paid) == sorted(
+            [(a["bet_id"], "won", 1_950), (tie["bet_id"], "lost", 0), (b["bet_id"], "lost", 0)]
+        )
+
+        async def second_part_handled() -> bool:
+            async with database(wallet_settings) as connection:
+                return bool(
+                    await connection.fetchval(
+                        "SELECT count(*) = 2 FROM processed_events"  # parked: not processed
+                        " WHERE consumer LIKE '%wallet-settlement'"
+                    )
+                )
+
+        await eventually(second_part_handled, what="the repeated part to be handled")
+        assert await balances(client, "p1") == {"INR": 5_000 - 1_200 + 1_950}
+        assert await balances(client, "p2") == {"INR": 5_000 - 500}
+        async with database(wallet_settings) as connection:
+            returns = await connection.fetchrow(
+                "SELECT count(*), sum(amount) FROM wallet_ledger"
+                " WHERE kind = 'return' AND account = 'player'"
+            )
+        assert tuple(returns) == (1, 1_950)  # the won bet's return, once; the lost return 0

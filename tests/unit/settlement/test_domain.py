@@ -12,6 +12,7 @@ from typing import Any
 from uuid import UUID, uuid4
 
 import pytest
+from pydantic import ValidationError
 
 from settlement_service.domain import (
     Held,
@@ -26,7 +27,16 @@ from settlement_service.domain import (
     readiness,
     stake_by_currency,
 )
-from teenpatti.events.catalog import CurrencyTotals, RoundClosed, book_digest
+from teenpatti.events.catalog import (
+    SETTLEMENT_PART,
+    BetSettled,
+    BetsSettled,
+    CurrencyTotals,
+    RoundClosed,
+    SettledBet,
+    book_digest,
+    registry,
+)
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 _SECONDS = itertools.count()
@@ -321,9 +331,64 @@ def test_a_cancelled_round_refunds_every_bet() -> None:
 
 def test_a_round_without_bets_settles() -> None:
     decision = settled(decide(facts([]), [], NOW))
-    assert decision.bets == ()
+    assert decision.bets == []
+    assert decision.parts == ()
     assert decision.round.bet_count == 0
     assert decision.round.totals == {}
+
+
+def test_a_round_is_emitted_in_parts_of_at_most_a_thousand_bets_in_its_order() -> None:
+    types = ("player_a", "player_b", "tie", "pair_plus_a", "pair_plus_b", "six_card_bonus")
+    bets = [bet(types[n % 6], 100 + n) for n in range(2 * SETTLEMENT_PART + 1)]
+    decision = settled(decide(facts(bets), bets, NOW))
+    *parts, summary = decision.events
+    assert summary == decision.round
+    assert [len(p.bets) for p in parts if isinstance(p, BetsSettled)] == [1_000, 1_000, 1]
+    lines = [line for p in parts if isinstance(p, BetsSettled) for line in p.bets]
+    assert lines == list(decision.bets)  # every bet once, in the round's order, as settled
+    each = [bet for p in parts if isinstance(p, BetsSettled) for bet in p.each()]
+    assert [SettledBet.of(bet) for bet in each] == lines
+    assert {(bet.round_id, bet.table_id) for bet in each} == {("T1-000001", "T1")}
+    assert {(p.round_id, p.table_id) for p in parts if isinstance(p, BetsSettled)} == {
+        ("T1-000001", "T1")
+    }
+
+
+def test_a_round_without_bets_emits_only_its_summary() -> None:
+    decision = settled(decide(facts([]), [], NOW))
+    assert decision.events == [decision.round]
+
+
+def test_a_full_part_of_the_longest_ids_stays_well_under_a_kafka_record() -> None:
+    longest = "x" * 100  # the operator API takes ids of up to 100 characters
+    line = BetSettled(
+        bet_id=uuid4(),
+        round_id="T1-000001",
+        table_id="T1",
+        operator_id=longest,
+        player_id=longest,
+        bet_type="six_card_bonus",
+        stake=10**15,
+        currency="INR",
+        outcome="won",
+        returned=10**18,
+        fraction_kept="999999/1000000",
+        odds="1000",
+    )
+    (part,) = BetsSettled.parts("T1-000001", "T1", [SettledBet.of(line)] * SETTLEMENT_PART)
+    size = len(part.model_dump_json())
+    assert size < 512 * 1024 < 1_048_588  # Kafka's default largest record: 1 MiB + 12 bytes
+    assert registry.decode_json("BetsSettled", 1, part.model_dump_json()) == part
+
+
+def test_a_part_refuses_more_than_a_thousand_bets_and_none() -> None:
+    one = [bet("tie", 100)]
+    (part, _) = settled(decide(facts(one), one, NOW)).events
+    assert isinstance(part, BetsSettled)
+    with pytest.raises(ValidationError):
+        BetsSettled(round_id="T1-000001", table_id="T1", bets=[])
+    with pytest.raises(ValidationError):
+        BetsSettled(round_id="T1-000001", table_id="T1", bets=part.bets * (SETTLEMENT_PART + 1))
 
 
 def test_the_rounds_own_pay_table_is_used() -> None:

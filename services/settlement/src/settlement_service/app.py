@@ -15,6 +15,8 @@ from teenpatti.runtime import ServiceRuntime
 from .adapters.postgres import migrate
 from .config import SettlementSettings
 from .consumers import (
+    TABLE_EVENT_TYPES,
+    WALLET_EVENT_TYPES,
     table_events_handler,
     wallet_events_batch_handler,
     wallet_events_handler,
@@ -44,13 +46,19 @@ def create_app(settings: SettlementSettings | None = None) -> FastAPI:
             on_table = table_events_handler(settlement)
             on_wallet = wallet_events_handler(settlement)
             runtime.consume(
-                "table", [TABLE_EVENTS], on_table, batch_handler=each_in_order(on_table)
+                "table",
+                [TABLE_EVENTS],
+                on_table,
+                batch_handler=each_in_order(on_table),
+                handles=TABLE_EVENT_TYPES,
             )
             runtime.consume(
                 "wallet",
                 [WALLET_EVENTS],
                 on_wallet,
                 batch_handler=wallet_events_batch_handler(settlement),
+                # not the BetPaid of every bet, which the wallet emits as it pays
+                handles=WALLET_EVENT_TYPES,
             )
             app.state.runtime = runtime
             yield

@@ -7,6 +7,7 @@ import asyncpg
 
 from teenpatti.events import EventEnvelope
 from teenpatti.events.catalog import (
+    CONSUMED_TYPES,
     BetBookClosed,
     BetPlaced,
     RoundCancelled,
@@ -18,8 +19,8 @@ from teenpatti.eventsourcing import BatchHandler, Handler
 
 from .handlers import Settlement
 
-TABLE_EVENT_TYPES = frozenset({"RoundOpened", "RoundClosed", "RoundCancelled"})
-WALLET_EVENT_TYPES = frozenset({"BetPlaced", "BetBookClosed"})
+TABLE_EVENT_TYPES = CONSUMED_TYPES[("settlement", "table")]
+WALLET_EVENT_TYPES = CONSUMED_TYPES[("settlement", "wallet")]
 
 
 def table_events_handler(settlement: Settlement) -> Handler:

@@ -19,10 +19,11 @@ from uuid import UUID
 from teenpatti import engine
 from teenpatti.events import Event
 from teenpatti.events.catalog import (
-    BetSettled,
+    BetsSettled,
     CurrencyTotals,
     RoundClosed,
     RoundSettled,
+    SettledBet,
     book_digest,
 )
 
@@ -79,13 +80,18 @@ class Held:
 
 @dataclass(frozen=True)
 class Settle:
-    bets: tuple[BetSettled, ...]
+    parts: tuple[BetsSettled, ...]  # the bets in the round's order, in parts
     round: RoundSettled
     paytable_source: PaytableSource
 
     @property
+    def bets(self) -> list[SettledBet]:
+        return [line for part in self.parts for line in part.bets]
+
+    @property
     def events(self) -> list[Event]:
-        return [*self.bets, self.round]
+        """What is appended: the bets' parts, then the round's summary."""
+        return [*self.parts, self.round]
 
 
 Decision = Waiting | Held | Settle
@@ -170,7 +176,7 @@ def readiness(facts: RoundFacts, bets: Sequence[PlacedBet]) -> Waiting | Held | 
 
 
 def decide(facts: RoundFacts, bets: Sequence[PlacedBet], settled_at: datetime) -> Decision:
-    """Settle the round if it is ready: one BetSettled per bet and the RoundSettled."""
+    """Settle the round if it is ready: each bet's BetSettled and the RoundSettled."""
     not_ready = readiness(facts, bets)
     if not_ready is not None:
         return not_ready
@@ -197,37 +203,63 @@ def decide(facts: RoundFacts, bets: Sequence[PlacedBet], settled_at: datetime) -
             except engine.InvalidPayTableError as error:
                 return Held("invalid_paytable", str(error))
     ordered = sorted(bets, key=lambda bet: (bet.placed_at, str(bet.bet_id)))
-    settled = tuple(_settle_bet(bet, round_, pay_table) for bet in ordered)
+    # A bet's settlement depends only on its type and stake (and currency) once the round
+    # and the pay table are known: worked out once for all the bets alike.
+    outcomes: dict[tuple[str, int, str], _Line] = {}
+    lines = [
+        _line(bet, outcomes.get(_alike(bet)) or _settle_line(bet, round_, pay_table, outcomes))
+        for bet in ordered
+    ]
+    parts = BetsSettled.parts(facts.round_id, facts.table_id, lines)  # validated part by part
     summary = RoundSettled(
         round_id=facts.round_id,
         table_id=facts.table_id,
         cancelled=isinstance(round_, engine.CancelledRound),
-        bet_count=len(settled),
-        totals=currency_totals((s.currency, s.stake, s.returned) for s in settled),
+        bet_count=len(lines),
+        totals=currency_totals((s["currency"], s["stake"], s["returned"]) for s in lines),
         settled_at=settled_at,
     )
-    return Settle(settled, summary, source)
+    return Settle(tuple(parts), summary, source)
 
 
-def _settle_bet(
+# outcome, returned, fraction kept, odds: what `BetSettled` says of a bet beyond the bet
+_Line = tuple[str, int, str, str | None]
+
+
+def _alike(bet: PlacedBet) -> tuple[str, int, str]:
+    return (bet.bet_type, bet.stake, bet.currency)
+
+
+def _settle_line(
     bet: PlacedBet,
     round_: engine.RoundResult | engine.CancelledRound,
     pay_table: engine.PayTable,
-) -> BetSettled:
+    outcomes: dict[tuple[str, int, str], _Line],
+) -> _Line:
     settlement = engine.settle_bet(
         engine.Bet(engine.BetType(bet.bet_type), bet.stake, bet.currency), round_, pay_table
     )
-    return BetSettled(
-        bet_id=bet.bet_id,
-        round_id=bet.round_id,
-        table_id=bet.table_id,
-        operator_id=bet.operator_id,
-        player_id=bet.player_id,
-        bet_type=engine.BetType(bet.bet_type).value,
-        stake=bet.stake,
-        currency=bet.currency,
-        outcome=settlement.outcome.value,
-        returned=settlement.returned,
-        fraction_kept=format_fraction(settlement.fraction_kept),
-        odds=None if settlement.odds is None else format_fraction(settlement.odds),
+    line = outcomes[_alike(bet)] = (
+        settlement.outcome.value,
+        settlement.returned,
+        format_fraction(settlement.fraction_kept),
+        None if settlement.odds is None else format_fraction(settlement.odds),
     )
+    return line
+
+
+def _line(bet: PlacedBet, line: _Line) -> dict[str, Any]:
+    """The bet's line of `BetsSettled`, as the fields to validate."""
+    outcome, returned, fraction_kept, odds = line
+    return {
+        "bet_id": bet.bet_id,
+        "operator_id": bet.operator_id,
+        "player_id": bet.player_id,
+        "bet_type": bet.bet_type,
+        "stake": bet.stake,
+        "currency": bet.currency,
+        "outcome": outcome,
+        "returned": returned,
+        "fraction_kept": fraction_kept,
+        "odds": odds,
+    }

@@ -24,10 +24,12 @@ from teenpatti.events.catalog import (
     BetBookClosed,
     BetPlaced,
     BetSettled,
+    BetsSettled,
     RoundCancelled,
     RoundClosed,
     RoundOpened,
     RoundSettled,
+    SettledBet,
     registry,
 )
 from teenpatti.eventsourcing import AsyncpgEventStore, ConcurrencyError
@@ -263,12 +265,14 @@ async def _hold(projection: SettlementProjection, round_id: str, kind: str, deta
 
 
 async def _adopt_stored_settlement(projection: SettlementProjection, stream_id: str) -> None:
-    bets: list[BetSettled] = []
+    bets: list[SettledBet] = []
     summary: RoundSettled | None = None
     for event_type, version, payload in await projection.stored_settlement(stream_id):
         event = registry.decode(event_type, version, payload)
-        if isinstance(event, BetSettled):
-            bets.append(event)
+        if isinstance(event, BetsSettled):
+            bets += event.bets
+        elif isinstance(event, BetSettled):
+            bets.append(SettledBet.of(event))
         elif isinstance(event, RoundSettled):
             summary = event
     if summary is not None:

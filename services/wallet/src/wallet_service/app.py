@@ -16,7 +16,7 @@ from teenpatti.runtime import ServiceRuntime
 
 from .adapters.postgres import migrate
 from .config import WalletSettings
-from .consumers import WalletConsumers
+from .consumers import SETTLEMENT_EVENT_TYPES, TABLE_EVENT_TYPES, WalletConsumers
 from .entrypoints import SERVICE_NAME, install_refusal_handler, router
 from .handlers import Wallet
 
@@ -66,12 +66,14 @@ def create_app(settings: WalletSettings | None = None) -> FastAPI:
                 [TABLE_EVENTS],
                 consumers.on_table_event,
                 batch_handler=each_in_order(consumers.on_table_event),
+                handles=TABLE_EVENT_TYPES,
             )
             runtime.consume(
                 "settlement",
                 [SETTLEMENT_EVENTS],
                 consumers.on_settlement_event,
                 batch_handler=consumers.on_settlement_events,
+                handles=SETTLEMENT_EVENT_TYPES,
                 # a round's settlements come in bursts: the bigger the batch, the more bets
                 # each player lock and each player's append covers
                 max_records=5_000,

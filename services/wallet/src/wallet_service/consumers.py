@@ -16,9 +16,11 @@ import asyncpg
 
 from teenpatti.events import EventEnvelope
 from teenpatti.events.catalog import (
+    CONSUMED_TYPES,
     BetBookClosed,
     BetPaid,
     BetSettled,
+    BetsSettled,
     BettingClosed,
     RoundCancelled,
     RoundClosed,
@@ -34,9 +36,8 @@ from .domain import CANCELLED, CLOSED, OPEN, SEALED, UnknownBetError, seal_book
 
 log = logging.getLogger(__name__)
 
-TABLE_EVENT_TYPES = frozenset(
-    {"RoundOpened", "BettingClosed", "RoundCancelled", "RoundClosed", "RoundPaused", "RoundResumed"}
-)
+SETTLEMENT_EVENT_TYPES = CONSUMED_TYPES[("wallet", "settlement")]
+TABLE_EVENT_TYPES = CONSUMED_TYPES[("wallet", "table")]
 
 
 class BetMismatchError(ValueError):
@@ -161,43 +162,25 @@ class WalletConsumers:
     async def on_settlement_event(
         self, connection: asyncpg.Connection, envelope: EventEnvelope
     ) -> None:
-        if envelope.event_type != "BetSettled":
-            return
-        event = registry.decode_envelope(envelope)
-        assert isinstance(event, BetSettled)
-        bet = await db.bet_for_payment(connection, event.bet_id)
-        if not _payable(bet, event, envelope):
-            return
-        assert bet is not None
-        operator_id, player_id = bet["operator_id"], bet["player_id"]
-        version = await db.lock_player(connection, operator_id, player_id)
-        balance_after = await db.add_to_balance(
-            connection, operator_id, player_id, event.currency, event.returned
-        )
-        await db.record_ledger(connection, _return_entries(event, operator_id, player_id))
-        await db.mark_paid(connection, event.bet_id, event.outcome, event.returned, self._clock())
-        await self._store.append(
-            db.player_stream(operator_id, player_id),
-            version,
-            [_bet_paid(event, bet, balance_after=balance_after)],
-            table_id=bet["table_id"],
-            correlation_id=envelope.correlation_id,
-            causation_id=envelope.event_id,
-            connection=connection,
-        )
+        await self.on_settlement_events(connection, [envelope])
 
     async def on_settlement_events(
         self, connection: asyncpg.Connection, envelopes: list[EventEnvelope]
     ) -> None:
-        """`on_settlement_event` for a batch, in its one transaction: the bets locked and
-        checked together, each player locked once, balances, ledger and bets written with
-        one statement each, and each player's `BetPaid` events appended together."""
+        """Pay the bets that a batch of settlement events settles, in its one transaction:
+        the bets locked and checked together, each player locked once, balances, ledger and
+        bets written with one statement each, and each player's `BetPaid` events appended
+        together. A `BetsSettled` (a part of a round) is paid whole or not at all: one bet
+        in it that the wallet does not hold as told fails the batch, and the part is parked."""
         settled: list[tuple[EventEnvelope, BetSettled]] = []
         for envelope in envelopes:
-            if envelope.event_type == "BetSettled":
+            if envelope.event_type in SETTLEMENT_EVENT_TYPES:
                 event = registry.decode_envelope(envelope)
-                assert isinstance(event, BetSettled)
-                settled.append((envelope, event))
+                if isinstance(event, BetsSettled):
+                    settled += [(envelope, bet) for bet in event.each()]
+                else:
+                    assert isinstance(event, BetSettled)
+                    settled.append((envelope, event))
         if not settled:
             return
         bets = await db.bets_for_payment(connection, [event.bet_id for _, event in settled])
@@ -272,7 +255,9 @@ def _payable(bet: asyncpg.Record | None, event: BetSettled, envelope: EventEnvel
     republished settlement); an unknown bet, or one it does not describe (paid or not: a
     forgery is parked for a person to see), is an error."""
     if bet is None:
-        raise UnknownBetError(f"BetSettled for bet {event.bet_id}, which the wallet never took")
+        raise UnknownBetError(
+            f"{envelope.event_type} for bet {event.bet_id}, which the wallet never took"
+        )
     expected = (
         bet["operator_id"],
         bet["player_id"],
@@ -291,10 +276,15 @@ def _payable(bet: asyncpg.Record | None, event: BetSettled, envelope: EventEnvel
     )
     if expected != told:
         raise BetMismatchError(
-            f"BetSettled for bet {event.bet_id} says {told}, the bet is {expected}"
+            f"{envelope.event_type} for bet {event.bet_id} says {told}, the bet is {expected}"
         )
     if bet["status"] == "paid":
-        log.info("bet %s is already paid; BetSettled %s ignored", event.bet_id, envelope.event_id)
+        log.info(
+            "bet %s is already paid; %s %s ignored",
+            event.bet_id,
+            envelope.event_type,
+            envelope.event_id,
+        )
         return False
     return True
 

@@ -37,6 +37,7 @@ from teenpatti.events.catalog import (
     BetPaid,
     BetPlaced,
     BetSettled,
+    BetsSettled,
     CardDealt,
     FundsDeposited,
     FundsWithdrawn,
@@ -62,6 +63,7 @@ AUDITED_TYPES = frozenset(
         "FundsDeposited",
         "FundsWithdrawn",
         "BetSettled",
+        "BetsSettled",
         "RoundSettled",
     }
 )
@@ -156,6 +158,10 @@ class History:
                 self.wallet.setdefault(row.stream_id, []).append((event, ref))
             case BetBookClosed():
                 self.books.setdefault(event.round_id, []).append((event, ref))
+            case BetsSettled():
+                self.stored_at[ref] = row.occurred_at
+                for bet in event.each():
+                    self.settled.setdefault(bet.bet_id, []).append((bet, ref))
             case BetSettled():
                 self.stored_at[ref] = row.occurred_at
                 self.settled.setdefault(event.bet_id, []).append((event, ref))

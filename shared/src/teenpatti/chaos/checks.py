@@ -17,13 +17,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import Any
 from uuid import UUID
 
 import asyncpg
 
 from teenpatti.audit.checks import Scope
 from teenpatti.audit.runner import STORE_TOPICS, Report, StoreSpec, read_topic, run_audit
-from teenpatti.events.catalog import SCANNER_EVENTS, SETTLEMENT_EVENTS, TABLE_EVENTS, WALLET_EVENTS
+from teenpatti.events.catalog import (
+    CONSUMED_TYPES,
+    SCANNER_EVENTS,
+    SETTLEMENT_EVENTS,
+    TABLE_EVENTS,
+    WALLET_EVENTS,
+)
 from teenpatti.settings import InfrastructureSettings
 from teenpatti.simulator import CURRENCY, DEPOSIT, Studio
 
@@ -165,17 +172,24 @@ async def check_consumers(
     settings: InfrastructureSettings, databases: Mapping[str, str]
 ) -> Consumed:
     consumed = Consumed()
-    topics: dict[str, set[UUID]] = {}
+    topics: dict[str, dict[UUID, dict[str, Any]]] = {}
     for _, _, inputs, _ in CONSUMERS:
         for topic in inputs:
             if topic not in topics:
                 records = await read_topic(
                     settings.kafka_servers, settings.topic(topic), KAFKA_TIMEOUT
                 )
-                topics[topic] = set(records)
+                topics[topic] = records
     for service, name, inputs, store in CONSUMERS:
         group = settings.topic(f"{service}-{name}")
-        due = set().union(*(topics[topic] for topic in inputs))
+        # what the group must have applied: the events of the types it acts on
+        acts_on = CONSUMED_TYPES.get((service, name))
+        due = {
+            event_id
+            for topic in inputs
+            for event_id, record in topics[topic].items()
+            if acts_on is None or record.get("event_type") in acts_on
+        }
         connection = await asyncpg.connect(settings.postgres_dsn(databases[store]))
         try:
             processed = {

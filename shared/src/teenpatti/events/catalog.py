@@ -8,7 +8,7 @@ outcomes use the engine's names (`player_a`, `pair_plus_b`, `trail_of_aces`, `wo
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Annotated, Any, ClassVar, Literal
 from uuid import UUID
 
@@ -295,7 +295,9 @@ class BetBookClosed(Event):
 def book_digest(bet_ids: Iterable[UUID | str]) -> str:
     """`BetBookClosed.digest`: sha256 (hex) of the bet ids in canonical form (lower-case,
     hyphenated), sorted as strings and joined by ","; the empty book hashes the empty string."""
-    joined = ",".join(sorted(str(UUID(str(bet_id))) for bet_id in bet_ids))
+    joined = ",".join(
+        sorted(str(bet_id if isinstance(bet_id, UUID) else UUID(bet_id)) for bet_id in bet_ids)
+    )
     return hashlib.sha256(joined.encode("ascii")).hexdigest()
 
 
@@ -331,6 +333,65 @@ class BetSettled(Event):
     odds: str | None  # the pay line applied, "p/q", when won
 
 
+SETTLEMENT_PART = 1_000  # bets per BetsSettled: 1,000 of the longest stay under 0.5 MB of JSON
+
+
+class SettledBet(_Value):
+    """One bet's line in `BetsSettled`: `BetSettled` without the round and table it shares."""
+
+    bet_id: UUID
+    operator_id: str
+    player_id: str
+    bet_type: BetTypeName
+    stake: Annotated[int, Field(gt=0)]
+    currency: Currency
+    outcome: Outcome
+    returned: MinorUnits
+    fraction_kept: str
+    odds: str | None
+
+    @classmethod
+    def of(cls, settled: BetSettled) -> SettledBet:
+        return cls(**settled.model_dump(exclude={"round_id", "table_id"}))
+
+
+@registry.register
+class BetsSettled(Event):
+    """The settlement of a run of a round's bets, in the round's order: what the settlement
+    service emits, a part of up to `SETTLEMENT_PART` bets per event, so that a round of
+    100,000 bets travels as 100 records and is paid a part per transaction. Each line says
+    what a `BetSettled` says; `BetSettled` stays for the history that holds it."""
+
+    event_type: ClassVar[str] = "BetsSettled"
+    round_id: str
+    table_id: str
+    bets: Annotated[list[SettledBet], Field(min_length=1, max_length=SETTLEMENT_PART)]
+
+    @classmethod
+    def parts(
+        cls, round_id: str, table_id: str, lines: Sequence[SettledBet | Mapping[str, Any]]
+    ) -> list[BetsSettled]:
+        """The round's `lines` (lines, or their fields to validate: faster, a part at once),
+        in their order, as parts of up to `SETTLEMENT_PART`."""
+        return [
+            cls.model_validate(
+                {
+                    "round_id": round_id,
+                    "table_id": table_id,
+                    "bets": lines[start : start + SETTLEMENT_PART],
+                }
+            )
+            for start in range(0, len(lines), SETTLEMENT_PART)
+        ]
+
+    def each(self) -> list[BetSettled]:
+        """Each line as the `BetSettled` it stands for."""
+        return [
+            BetSettled(round_id=self.round_id, table_id=self.table_id, **line.__dict__)
+            for line in self.bets
+        ]
+
+
 @registry.register
 class RoundSettled(Event):
     event_type: ClassVar[str] = "RoundSettled"
@@ -342,17 +403,41 @@ class RoundSettled(Event):
     settled_at: AwareDatetime
 
 
+# ------------------------------------------------------------------ who acts on what
+# The event types a consumer group acts on, for the groups that act on only some of the
+# types on their topics: the others are passed over without a transaction (`handles`).
+# Keyed by (service, consumer); a group not named here acts on every type it reads.
+CONSUMED_TYPES: dict[tuple[str, str], frozenset[str]] = {
+    ("settlement", "table"): frozenset({"RoundOpened", "RoundClosed", "RoundCancelled"}),
+    ("settlement", "wallet"): frozenset({"BetPlaced", "BetBookClosed"}),
+    ("wallet", "table"): frozenset(
+        {
+            "RoundOpened",
+            "BettingClosed",
+            "RoundCancelled",
+            "RoundClosed",
+            "RoundPaused",
+            "RoundResumed",
+        }
+    ),
+    ("wallet", "settlement"): frozenset({"BetsSettled", "BetSettled"}),  # BetSettled: older
+}
+
+
 __all__ = [
     "ALL_TOPICS",
+    "CONSUMED_TYPES",
     "DEALING_ORDER",
     "SCANNER_EVENTS",
     "SETTLEMENT_EVENTS",
+    "SETTLEMENT_PART",
     "TABLE_EVENTS",
     "WALLET_EVENTS",
     "BetBookClosed",
     "BetPaid",
     "BetPlaced",
     "BetSettled",
+    "BetsSettled",
     "BettingClosed",
     "CardDealt",
     "CardRefused",
@@ -369,6 +454,7 @@ __all__ = [
     "RoundResumed",
     "RoundSettled",
     "ScanRejected",
+    "SettledBet",
     "StakeLimit",
     "TableClosed",
     "TableOpened",

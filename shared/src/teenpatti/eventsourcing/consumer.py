@@ -15,6 +15,10 @@ call of the handler with the new ones): the same guarantees, a fraction of the r
 If the batch fails for any reason but an outage, it is rolled back and its records go one
 by one through the handler, so that only the event at fault is parked.
 
+A consumer may be told which records it can pass over (`skips`: events of types its
+handler ignores): those take no transaction and leave no `processed_events` row, since
+handling them would change nothing; their offsets are committed like any other's.
+
 A handler may return an action to run once its transaction has committed: for an
 announcement that nobody may hear before what it announces is durable (the gateway's
 verdicts). It is best effort: run once, after the commit; a failure is logged, not retried.
@@ -51,6 +55,7 @@ _TRANSIENT_ERRORS = (
 )
 
 PartitionsCallback = Callable[[set[int]], Awaitable[None]]
+Skips = Callable[[EventEnvelope], bool]
 
 
 def each_in_order(handler: Handler) -> BatchHandler:
@@ -86,6 +91,7 @@ class ConsumerStats:
     handled: int = 0
     duplicates: int = 0
     parked: int = 0
+    skipped: int = 0
 
 
 class KafkaEventConsumer:
@@ -98,6 +104,7 @@ class KafkaEventConsumer:
         bootstrap_servers: str,
         handler: Handler,
         batch_handler: BatchHandler | None = None,
+        skips: Skips | None = None,
         max_attempts: int = 3,
         retry_backoff_seconds: float = 0.2,
         max_records: int = 500,
@@ -112,6 +119,7 @@ class KafkaEventConsumer:
         self._bootstrap_servers = bootstrap_servers
         self._handler = handler
         self._batch_handler = batch_handler
+        self._skips = skips
         self._max_attempts = max_attempts
         self._retry_backoff_seconds = retry_backoff_seconds
         self._max_records = max_records
@@ -200,6 +208,9 @@ class KafkaEventConsumer:
         except EventContractError as error:
             await self._park(record, str(error))
             return
+        if self._skips is not None and self._skips(envelope):
+            self.stats.skipped += 1
+            return
         attempt = 0
         while True:
             try:
@@ -224,6 +235,12 @@ class KafkaEventConsumer:
                 # parked with its error by the one-by-one path below
                 await self._process_one_by_one(records, "a record is not an envelope")
                 return
+        if self._skips is not None:
+            kept = [envelope for envelope in readable if not self._skips(envelope)]
+            self.stats.skipped += len(readable) - len(kept)
+            if not kept:
+                return
+            readable = kept
         while True:
             try:
                 await self._handle_batch(readable)

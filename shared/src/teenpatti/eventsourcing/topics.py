@@ -5,6 +5,7 @@ the same partition number of every topic and one consumer instance sees them all
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Sequence
 
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
@@ -55,6 +56,8 @@ async def ensure_topics(
         await admin.close()
 
 
+@functools.lru_cache(maxsize=65_536)
 def partition_for(table_id: str, partitions: int) -> int:
-    """The partition Kafka's default partitioner gives a record keyed by `table_id`."""
+    """The partition Kafka's default partitioner gives a record keyed by `table_id` (kept:
+    murmur2 in Python costs a few microseconds, and a relay asks for every record)."""
     return int(murmur2(table_id.encode()) & 0x7FFFFFFF) % partitions

@@ -16,7 +16,7 @@ from uuid import UUID
 
 import asyncpg
 
-from teenpatti.events.catalog import BetSettled, RoundClosed, RoundSettled
+from teenpatti.events.catalog import RoundClosed, RoundSettled, SettledBet
 
 from ..domain import PlacedBet, RoundFacts, SealedBook
 
@@ -275,17 +275,22 @@ class SettlementProjection:
     async def mark_settled(
         self,
         summary: RoundSettled,
-        bets: Sequence[BetSettled],
+        bets: Sequence[SettledBet],
         paytable_source: str | None,
     ) -> None:
         """Fill every bet's outcome and mark the round settled, from the settlement events."""
-        await self._connection.executemany(
-            "UPDATE bets SET outcome = $2, returned = $3, fraction_kept = $4, odds = $5,"
-            " settled_at = $6 WHERE bet_id = $1",
-            [
-                (b.bet_id, b.outcome, b.returned, b.fraction_kept, b.odds, summary.settled_at)
-                for b in bets
-            ],
+        await self._connection.execute(
+            "UPDATE bets SET outcome = s.outcome, returned = s.returned,"
+            " fraction_kept = s.fraction_kept, odds = s.odds, settled_at = $6"
+            " FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::text[])"
+            "   AS s(bet_id, outcome, returned, fraction_kept, odds)"
+            " WHERE bets.bet_id = s.bet_id",
+            [b.bet_id for b in bets],
+            [b.outcome for b in bets],
+            [b.returned for b in bets],
+            [b.fraction_kept for b in bets],
+            [b.odds for b in bets],
+            summary.settled_at,
         )
         await self._connection.execute(
             "UPDATE rounds SET settled = true, settled_at = $2, totals = $3::jsonb,"

@@ -152,17 +152,13 @@ class LockedAccount:
     balance: int  # in the account's currency; 0 for an account not opened yet
 
 
-async def lock_player(connection: asyncpg.Connection, operator_id: str, player_id: str) -> int:
-    """Serialize every write of one player (all currencies): lock its row, creating it if
-    new, and return its event stream's version, which cannot move while the lock is held."""
-    return (await lock_account(connection, operator_id, player_id, "")).version
-
-
 async def lock_account(
     connection: asyncpg.Connection, operator_id: str, player_id: str, currency: str
 ) -> LockedAccount:
-    """`lock_player`, and the balance in `currency` read under the lock: one round trip.
-    Every write of a balance holds its player's lock, so the balance cannot move either."""
+    """Serialize every write of one player (all currencies): lock its row, creating it if
+    new; its event stream's version, which cannot move while the lock is held, and the
+    balance in `currency` read under the lock, in one round trip. Every write of a balance
+    holds its player's lock, so the balance cannot move either."""
     row = await connection.fetchrow(
         "SELECT locked_version, locked_balance FROM wallet_lock_player($1, $2, $3, $4)",
         operator_id,
@@ -484,19 +480,11 @@ async def record_slip(connection: asyncpg.Connection, slip: SlipRecord) -> int:
     return int(balance)
 
 
-async def bet_for_payment(connection: asyncpg.Connection, bet_id: UUID) -> asyncpg.Record | None:
-    row: asyncpg.Record | None = await connection.fetchrow(
-        "SELECT bet_id, operator_id, player_id, round_id, table_id, bet_type, stake, currency,"
-        " status FROM wallet_bets WHERE bet_id = $1 FOR UPDATE",
-        bet_id,
-    )
-    return row
-
-
 async def bets_for_payment(
     connection: asyncpg.Connection, bet_ids: Sequence[UUID]
 ) -> dict[UUID, asyncpg.Record]:
-    """`bet_for_payment` for many bets, locked in one order (no deadlock between batches)."""
+    """The bets to pay, with what a settlement must agree with, locked in one order (no
+    deadlock between batches)."""
     rows = await connection.fetch(
         "SELECT bet_id, operator_id, player_id, round_id, table_id, bet_type, stake, currency,"
         " status FROM wallet_bets WHERE bet_id = ANY($1::uuid[]) ORDER BY bet_id FOR UPDATE",
@@ -508,7 +496,8 @@ async def bets_for_payment(
 async def lock_players(
     connection: asyncpg.Connection, players: Sequence[tuple[str, str]]
 ) -> dict[tuple[str, str], int]:
-    """`lock_player` for many (operator, player): their stream versions, locked in order."""
+    """`lock_account` of many (operator, player), no balance: their stream versions, locked
+    in order."""
     ordered = sorted(set(players))
     operators, ids = [o for o, _ in ordered], [p for _, p in ordered]
     await connection.execute(
@@ -569,19 +558,6 @@ async def mark_paid_many(
         [bet_id for bet_id, _, _ in payments],
         [outcome for _, outcome, _ in payments],
         [returned for _, _, returned in payments],
-        paid_at,
-    )
-
-
-async def mark_paid(
-    connection: asyncpg.Connection, bet_id: UUID, outcome: str, returned: int, paid_at: datetime
-) -> None:
-    await connection.execute(
-        "UPDATE wallet_bets SET status = 'paid', outcome = $2, returned = $3, paid_at = $4"
-        " WHERE bet_id = $1",
-        bet_id,
-        outcome,
-        returned,
         paid_at,
     )
 
