@@ -61,14 +61,17 @@ async def run_until_handled(
     infrastructure: InfrastructureSettings,
     topic: str,
     count: int,
+    records: int | None = None,
 ) -> None:
-    """Run the consumer until `count` effects are recorded and its offsets are committed."""
+    """Run the consumer until `count` effects are recorded and its offsets are committed past
+    `records` records (default: `count`, one effect per record)."""
     stop = asyncio.Event()
     task = asyncio.create_task(runtime.run(stop))
+    total = count if records is None else records
     try:
         await eventually(lambda: _count_is(pool, count))
         await eventually(
-            lambda: _offsets_reach(infrastructure.kafka_servers, topic, runtime.name, count)
+            lambda: _offsets_reach(infrastructure.kafka_servers, topic, runtime.name, total)
         )
     finally:
         stop.set()
@@ -401,16 +404,7 @@ async def test_records_it_may_pass_over_take_no_transaction_and_their_offsets_mo
             batch_handler=batch_handler,
             skips=even,
         )
-        stop = asyncio.Event()
-        task = asyncio.create_task(runtime.run(stop))
-        try:
-            await eventually(lambda: _count_is(pool, 70))
-            await eventually(
-                lambda group=name: _offsets_reach(infrastructure.kafka_servers, topic, group, 140)
-            )
-        finally:
-            stop.set()
-            await asyncio.wait_for(task, timeout=30)
+        await run_until_handled(runtime, pool, infrastructure, topic, 70, records=140)
         handled = await effects(pool)
         assert set(handled) == odd and set(handled.values()) == {1}, name
         processed = await pool.fetch(
