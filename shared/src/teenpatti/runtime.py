@@ -211,6 +211,7 @@ class ServiceRuntime:
         batch_handler: BatchHandler | None = None,
         handles: frozenset[str] | None = None,
         max_records: int = 500,
+        gather_ms: int = 0,
         on_assigned: PartitionsCallback | None = None,
         on_revoked: PartitionsCallback | None = None,
     ) -> KafkaEventConsumer:
@@ -219,8 +220,9 @@ class ServiceRuntime:
         partitions they come from; `max_records` bounds a poll). With `handles`, the event
         types the handlers act on, an event of another type that this build can read is
         passed over without a transaction (the handlers would ignore it); one it cannot read
-        still goes to the handler's check and is parked. The callbacks hear which partitions
-        this instance owns."""
+        still goes to the handler's check and is parked. `gather_ms`: how long the broker may
+        hold a fetch for more records to come (fewer, larger polls; that much latency). The
+        callbacks hear which partitions this instance owns."""
         consumer = KafkaEventConsumer(
             self.pool,
             name=self.settings.topic(f"{self.service}-{name}"),
@@ -230,6 +232,7 @@ class ServiceRuntime:
             batch_handler=None if batch_handler is None else readable_only_batch(batch_handler),
             skips=None if handles is None else _ignored_by(handles),
             max_records=max_records,
+            gather_ms=gather_ms,
             on_assigned=on_assigned,
             on_revoked=on_revoked,
         )

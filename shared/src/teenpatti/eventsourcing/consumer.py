@@ -108,6 +108,7 @@ class KafkaEventConsumer:
         max_attempts: int = 3,
         retry_backoff_seconds: float = 0.2,
         max_records: int = 500,
+        gather_ms: int = 0,
         commit_interval_seconds: float = 0.5,
         on_assigned: PartitionsCallback | None = None,
         on_revoked: PartitionsCallback | None = None,
@@ -123,6 +124,7 @@ class KafkaEventConsumer:
         self._max_attempts = max_attempts
         self._retry_backoff_seconds = retry_backoff_seconds
         self._max_records = max_records
+        self._gather_ms = gather_ms
         self._on_assigned = on_assigned
         self._on_revoked = on_revoked
         self._pending_offsets: dict[TopicPartition, int] = {}
@@ -160,6 +162,14 @@ class KafkaEventConsumer:
             heartbeat_interval_ms=1500,
             # room for a poll of max_records envelopes (about 1 kB each) from one partition
             max_partition_fetch_bytes=max(1 << 20, self._max_records * 1024),
+            # With gather_ms, the broker holds a fetch up to that long for 64 kB to come
+            # together: fewer, larger polls (a transaction each) for a consumer that may
+            # wait, at that much latency. Without, a fetch returns as soon as a record is in.
+            **(
+                {"fetch_min_bytes": 64 * 1024, "fetch_max_wait_ms": self._gather_ms}
+                if self._gather_ms
+                else {}
+            ),
         )
         self._kafka = kafka
         try:
