@@ -9,6 +9,7 @@ not add up; a person looks at the recorded problem.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -203,13 +204,22 @@ def decide(facts: RoundFacts, bets: Sequence[PlacedBet], settled_at: datetime) -
             except engine.InvalidPayTableError as error:
                 return Held("invalid_paytable", str(error))
     ordered = sorted(bets, key=lambda bet: (bet.placed_at, str(bet.bet_id)))
-    # A bet's settlement depends only on its type and stake (and currency) once the round
-    # and the pay table are known: worked out once for all the bets alike.
-    outcomes: dict[tuple[str, int, str], _Line] = {}
-    lines = [
-        _line(bet, outcomes.get(_alike(bet)) or _settle_line(bet, round_, pay_table, outcomes))
-        for bet in ordered
-    ]
+
+    # A bet's settlement depends only on its type, stake and currency once the round and
+    # the pay table are known: worked out once for all the bets alike.
+    @functools.cache
+    def outcome(bet_type: str, stake: int, currency: str) -> _Outcome:
+        settled = engine.settle_bet(
+            engine.Bet(engine.BetType(bet_type), stake, currency), round_, pay_table
+        )
+        return (
+            settled.outcome.value,
+            settled.returned,
+            format_fraction(settled.fraction_kept),
+            None if settled.odds is None else format_fraction(settled.odds),
+        )
+
+    lines = [_line(bet, outcome(bet.bet_type, bet.stake, bet.currency)) for bet in ordered]
     parts = BetsSettled.parts(facts.round_id, facts.table_id, lines)  # validated part by part
     summary = RoundSettled(
         round_id=facts.round_id,
@@ -222,35 +232,13 @@ def decide(facts: RoundFacts, bets: Sequence[PlacedBet], settled_at: datetime) -
     return Settle(tuple(parts), summary, source)
 
 
-# outcome, returned, fraction kept, odds: what `BetSettled` says of a bet beyond the bet
-_Line = tuple[str, int, str, str | None]
+# outcome, returned, fraction kept, odds: what a bet's line says beyond the bet
+_Outcome = tuple[str, int, str, str | None]
 
 
-def _alike(bet: PlacedBet) -> tuple[str, int, str]:
-    return (bet.bet_type, bet.stake, bet.currency)
-
-
-def _settle_line(
-    bet: PlacedBet,
-    round_: engine.RoundResult | engine.CancelledRound,
-    pay_table: engine.PayTable,
-    outcomes: dict[tuple[str, int, str], _Line],
-) -> _Line:
-    settlement = engine.settle_bet(
-        engine.Bet(engine.BetType(bet.bet_type), bet.stake, bet.currency), round_, pay_table
-    )
-    line = outcomes[_alike(bet)] = (
-        settlement.outcome.value,
-        settlement.returned,
-        format_fraction(settlement.fraction_kept),
-        None if settlement.odds is None else format_fraction(settlement.odds),
-    )
-    return line
-
-
-def _line(bet: PlacedBet, line: _Line) -> dict[str, Any]:
+def _line(bet: PlacedBet, settled: _Outcome) -> dict[str, Any]:
     """The bet's line of `BetsSettled`, as the fields to validate."""
-    outcome, returned, fraction_kept, odds = line
+    outcome, returned, fraction_kept, odds = settled
     return {
         "bet_id": bet.bet_id,
         "operator_id": bet.operator_id,

@@ -387,7 +387,7 @@ class BetsSettled(Event):
     def each(self) -> list[BetSettled]:
         """Each line as the `BetSettled` it stands for."""
         return [
-            BetSettled(round_id=self.round_id, table_id=self.table_id, **line.__dict__)
+            BetSettled(round_id=self.round_id, table_id=self.table_id, **dict(line))
             for line in self.bets
         ]
 
