@@ -164,7 +164,7 @@ async def test_wallet_parks_garbage(wallet_settings: WalletSettings, wallet_app:
             connection, wallet_settings, "wallet-settlement", SETTLEMENT_EVENTS, on_settlement
         )
         after = await stored_events(connection)
-        assert after == {**before, "BetPaid": before.get("BetPaid", 0) + 1}, (before, after)
+        assert after == {**before, "BetsPaid": before.get("BetsPaid", 0) + 1}, (before, after)
         unknown = await client.get("/rounds/T1-000009/book", headers=OPERATOR_1)
         assert unknown.status_code == 404, "a hostile RoundOpened was applied"
     finally:

@@ -18,7 +18,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from fastapi import FastAPI
 
 from teenpatti.events import Event, EventEnvelope, new_envelope
-from teenpatti.events.catalog import registry
+from teenpatti.events.catalog import BetPaid, BetsPaid, registry
 from teenpatti.settings import InfrastructureSettings
 
 
@@ -97,6 +97,16 @@ def of_type(envelopes: list[EventEnvelope], event_type: str) -> list[Event]:
     return [registry.decode_envelope(e) for e in envelopes if e.event_type == event_type]
 
 
+def paid_bets(envelopes: list[EventEnvelope]) -> list[BetPaid]:
+    """Every bet's payment the envelopes hold: the lines of each `BetsPaid`, in order."""
+    return [
+        paid
+        for event in of_type(envelopes, "BetsPaid")
+        if isinstance(event, BetsPaid)
+        for paid in event.each()
+    ]
+
+
 def count_of(event_type: str, n: int) -> Callable[[list[EventEnvelope]], bool]:
     return lambda seen: sum(e.event_type == event_type for e in seen) >= n
 
@@ -106,4 +116,13 @@ def json_of(value: object) -> object:
     return json.loads(json.dumps(value, default=str))
 
 
-__all__ = ["UUID", "collect", "count_of", "json_of", "of_type", "publish", "running"]
+__all__ = [
+    "UUID",
+    "collect",
+    "count_of",
+    "json_of",
+    "of_type",
+    "paid_bets",
+    "publish",
+    "running",
+]

@@ -31,12 +31,14 @@ from teenpatti.events.catalog import (
     BetPaid,
     BetPlaced,
     BetSettled,
+    BetsPaid,
     BetsSettled,
     BettingClosed,
     CardDealt,
     CurrencyTotals,
     DeviceRegistered,
     FundsDeposited,
+    PaidBet,
     RoundCancelled,
     RoundClosed,
     RoundOpened,
@@ -314,7 +316,46 @@ async def _write_history(history: History) -> None:
             table_id="T1",
             occurred_at=at(seconds),
         )
-        for done in settled:
+        if round_id == "T1-000001":
+            # paid as the wallet pays now: one BetsPaid for the player's lines of the part,
+            # one ledger entry a side for the part
+            lines = []
+            for done in settled:
+                balance += done.returned
+                lines.append(
+                    PaidBet(
+                        bet_id=done.bet_id,
+                        currency="INR",
+                        amount=done.returned,
+                        outcome=done.outcome,
+                        balance_after=balance,
+                    )
+                )
+            await wallet.append(
+                PLAYER_STREAM,
+                wallet_version,
+                [
+                    BetsPaid(
+                        round_id=round_id,
+                        table_id="T1",
+                        operator_id=OPERATOR,
+                        player_id=PLAYER,
+                        bets=lines,
+                    )
+                ],
+                table_id="T1",
+                occurred_at=at(seconds + 1),
+            )
+            wallet_version += 1
+            ref = f"settlement:{round_id}-part-1"
+            ledger.append(
+                wallet_db.LedgerEntry("house", OPERATOR, None, "INR", -returned, "return", ref)
+            )
+            ledger.append(
+                wallet_db.LedgerEntry("player", OPERATOR, PLAYER, "INR", returned, "return", ref)
+            )
+            continue
+        for done in settled:  # paid as older history holds it: a BetPaid and entries per bet
             balance += done.returned
             await wallet.append(
                 PLAYER_STREAM,

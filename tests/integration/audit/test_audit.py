@@ -1,5 +1,6 @@
-"""The replay audit against real stores: a clean history passes; an altered payout, a
-removed event and two reordered events are each caught, with the ids concerned."""
+"""The replay audit against real stores: a clean history passes; an altered payout, an
+altered payment line, a removed event and two reordered events are each caught, with the
+ids concerned."""
 
 from __future__ import annotations
 
@@ -50,7 +51,8 @@ async def test_a_clean_history_passes(history: History) -> None:
     assert report.balances_checked == 1
     by_store = {s.name: s.chain for s in report.stores}
     assert by_store["table"].events == 11
-    assert by_store["wallet"].chained == by_store["wallet"].events == 9
+    # a deposit, three BetPlaced, two books, round 1 paid in one BetsPaid, round 2 a BetPaid
+    assert by_store["wallet"].chained == by_store["wallet"].events == 8
     assert all(s.chain.not_chained == 0 for s in report.stores)
     text = report.format()
     assert "rounds: 2 (1 closed, 1 cancelled, 0 in progress)" in text
@@ -71,6 +73,22 @@ async def test_an_altered_payout_is_caught_by_recomputation_and_by_the_chain(
     # the wallet paid what was really due: the payment disagrees with the altered settlement
     assert ("payment", "payment_mismatch") in codes(report)
     assert ("settlement", "round_totals_mismatch") in codes(report)
+
+
+async def test_an_altered_line_of_a_payment_is_caught(history: History) -> None:
+    bet_id = history.bet_ids[1]  # the second line of round 1's BetsPaid
+    async with history.pools["wallet"].acquire() as connection:
+        version = await connection.fetchval(
+            "UPDATE events SET payload = jsonb_set(payload, '{bets,1,amount}', '999999')"
+            " WHERE event_type = 'BetsPaid' AND payload->'bets'->1->>'bet_id' = $1"
+            " RETURNING stream_version",
+            str(bet_id),
+        )
+    assert version is not None
+    report = await history.audit()
+    assert subjects(report, "hash_mismatch") == [f"wallet:{PLAYER_STREAM}@{version}"]
+    assert any(str(bet_id) in s for s in subjects(report, "payment_mismatch"))
+    assert ("balance", "balance_after_mismatch") in codes(report)
 
 
 async def test_a_deleted_event_is_caught(history: History) -> None:

@@ -113,7 +113,7 @@ async def test_settlements_arriving_together_are_paid_once_in_a_few_transactions
     async with database(wallet_settings) as connection:
         paid = await connection.fetch(
             "SELECT transaction_id, stream_id, stream_version, causation_id, payload::text"
-            " FROM events WHERE event_type = 'BetPaid' ORDER BY stream_id, stream_version"
+            " FROM events WHERE event_type = 'BetsPaid' ORDER BY stream_id, stream_version"
         )
         parked = await connection.fetchval("SELECT count(*) FROM parked_events")
         ledger_mismatches = await connection.fetch(
@@ -125,18 +125,19 @@ async def test_settlements_arriving_together_are_paid_once_in_a_few_transactions
         )
     assert parked == 0
     assert ledger_mismatches == []
-    payloads = [json.loads(row["payload"]) for row in paid]
-    assert sorted(p["bet_id"] for p in payloads) == sorted(b["bet_id"] for b in bets), "once each"
+    # each settlement here is one bet's, so each BetsPaid holds one line
+    lines = [(row, json.loads(row["payload"])) for row in paid]
+    assert [len(payload["bets"]) for _, payload in lines] == [1] * len(lines)
+    paid_ids = [payload["bets"][0]["bet_id"] for _, payload in lines]
+    assert sorted(paid_ids) == sorted(b["bet_id"] for b in bets), "once each"
     assert len({row["transaction_id"] for row in paid}) <= 3, "paid in batches, not one by one"
-    # each BetPaid names the BetSettled it pays, and balances run in the stream's order
-    caused_by = {
-        UUID(p["bet_id"]): row["causation_id"] for p, row in zip(payloads, paid, strict=True)
-    }
+    # each BetsPaid names the BetSettled it pays, and balances run in the stream's order
+    caused_by = {UUID(payload["bets"][0]["bet_id"]): row["causation_id"] for row, payload in lines}
     first_ids = {UUID(bet["bet_id"]): e.event_id for bet, e in zip(bets, envelopes, strict=True)}
     assert caused_by[UUID(bets[0]["bet_id"])] == first_ids[UUID(bets[0]["bet_id"])]
     assert set(caused_by.values()) <= {e.event_id for e in repeated}
     for player in PLAYERS:
-        mine = [p for p in payloads if p["player_id"] == player]
+        mine = [payload["bets"][0] for _, payload in lines if payload["player_id"] == player]
         running = DEPOSIT - sum(b["stake"] for b in bets if b["player_id"] == player)
         for payment in mine:
             running += payment["amount"]
@@ -172,7 +173,8 @@ async def test_one_bad_settlement_in_a_batch_is_parked_and_the_rest_are_paid(
     async with database(wallet_settings) as connection:
         error = await connection.fetchval("SELECT error FROM parked_events")
         paid_events = await connection.fetchval(
-            "SELECT count(*) FROM events WHERE event_type = 'BetPaid'"
+            "SELECT sum(jsonb_array_length(payload::jsonb -> 'bets')) FROM events"
+            " WHERE event_type = 'BetsPaid'"
         )
     assert "BetMismatchError" in error
     assert paid_events == len(bets)

@@ -1,22 +1,25 @@
-"""BetsSettled (and BetSettled, of older history) to BetPaid: paid once per bet, the history
-shows the round, money is conserved."""
+"""BetsSettled (and BetSettled, of older history) to BetsPaid: paid once per bet, one event
+and one ledger credit per player and settlement event, the history shows the round, money is
+conserved."""
 
 from __future__ import annotations
 
 from typing import Any
 from uuid import UUID
 
+from teenpatti.events import EventEnvelope
 from teenpatti.events.catalog import (
     SETTLEMENT_EVENTS,
     TABLE_EVENTS,
     WALLET_EVENTS,
-    BetPaid,
     BetSettled,
+    BetsPaid,
     BetsSettled,
     RoundClosed,
     SettledBet,
+    registry,
 )
-from tests.integration.services import collect, count_of, of_type
+from tests.integration.services import collect, count_of, of_type, paid_bets
 from wallet_service.config import WalletSettings
 
 from .helpers import (
@@ -110,8 +113,8 @@ async def test_a_full_round_pays_once_and_conserves_money(
         assert await balances(client, "p1") == {"INR": 5_000 - 1_200 + 1_950}
         assert await balances(client, "p1", OPERATOR_2) == {"INR": 3_000 - 500}
 
-        events = await collect(wallet_settings, WALLET_EVENTS, count_of("BetPaid", 3))
-        paid = [e for e in of_type(events, "BetPaid") if isinstance(e, BetPaid)]
+        events = await collect(wallet_settings, WALLET_EVENTS, count_of("BetsPaid", 3))
+        paid = paid_bets(events)
         assert sorted((str(e.bet_id), e.outcome, e.amount) for e in paid) == sorted(
             [
                 (bets_1["player_a"], "won", 1_950),
@@ -222,11 +225,29 @@ async def test_a_part_of_a_round_is_paid_whole_or_parked_whole(
         (part,) = BetsSettled.parts("T1-000001", "T1", [SettledBet.of(s) for s in good])
         for _ in range(2):  # the same part twice, as two events: paid once
             await send(wallet_settings, SETTLEMENT_EVENTS, part, table_id="T1")
-        events = await collect(wallet_settings, WALLET_EVENTS, count_of("BetPaid", 3))
-        paid = [e for e in of_type(events, "BetPaid") if isinstance(e, BetPaid)]
+        events = await collect(wallet_settings, WALLET_EVENTS, count_of("BetsPaid", 2))
+        paid = paid_bets(events)
         assert sorted((str(e.bet_id), e.outcome, e.amount) for e in paid) == sorted(
             [(a["bet_id"], "won", 1_950), (tie["bet_id"], "lost", 0), (b["bet_id"], "lost", 0)]
         )
+        # one BetsPaid per player of the part, its lines in the part's order, the balance
+        # running over them; each names the part as its cause
+        by_player: dict[str, tuple[BetsPaid, EventEnvelope]] = {}
+        for envelope in events:
+            event = registry.decode_envelope(envelope)
+            if isinstance(event, BetsPaid):
+                by_player[event.player_id] = (event, envelope)
+        assert len(of_type(events, "BetsPaid")) == 2
+        p1, p1_envelope = by_player["p1"]
+        assert [(str(line.bet_id), line.balance_after) for line in p1.bets] == [
+            (a["bet_id"], 5_000 - 1_200 + 1_950),
+            (tie["bet_id"], 5_000 - 1_200 + 1_950),
+        ]
+        p2, p2_envelope = by_player["p2"]
+        assert [(str(line.bet_id), line.balance_after) for line in p2.bets] == [
+            (b["bet_id"], 5_000 - 500)
+        ]
+        assert p1_envelope.causation_id == p2_envelope.causation_id is not None
 
         async def second_part_handled() -> bool:
             async with database(wallet_settings) as connection:
@@ -241,8 +262,14 @@ async def test_a_part_of_a_round_is_paid_whole_or_parked_whole(
         assert await balances(client, "p1") == {"INR": 5_000 - 1_200 + 1_950}
         assert await balances(client, "p2") == {"INR": 5_000 - 500}
         async with database(wallet_settings) as connection:
-            returns = await connection.fetchrow(
-                "SELECT count(*), sum(amount) FROM wallet_ledger"
-                " WHERE kind = 'return' AND account = 'player'"
+            returns = await connection.fetch(
+                "SELECT account, player_id, amount, reference FROM wallet_ledger"
+                " WHERE kind = 'return' ORDER BY account"
             )
-        assert tuple(returns) == (1, 1_950)  # the won bet's return, once; the lost return 0
+        # the part's returns, once: into p1's account and out of the house, each one entry
+        # that names the part; the lost bets return 0 and write nothing
+        part_ref = f"settlement:{p1_envelope.causation_id}"
+        assert [tuple(row) for row in returns] == [
+            ("house", None, -1_950, part_ref),
+            ("player", "p1", 1_950, part_ref),
+        ]

@@ -57,7 +57,7 @@ def create_app(settings: SettlementSettings | None = None) -> FastAPI:
                 [WALLET_EVENTS],
                 on_wallet,
                 batch_handler=wallet_events_batch_handler(settlement),
-                # not the BetPaid of every bet, which the wallet emits as it pays
+                # not the BetsPaid the wallet emits as it pays
                 handles=WALLET_EVENT_TYPES,
                 # the bets of an open round can wait a little: polls of many bets, not of a
                 # slip or two, at 3,000 bets/s (the seal that settling waits for comes later)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import groupby
 from uuid import UUID
@@ -18,8 +19,8 @@ from teenpatti.events import EventEnvelope
 from teenpatti.events.catalog import (
     CONSUMED_TYPES,
     BetBookClosed,
-    BetPaid,
     BetSettled,
+    BetsPaid,
     BetsSettled,
     BettingClosed,
     RoundCancelled,
@@ -27,6 +28,7 @@ from teenpatti.events.catalog import (
     RoundOpened,
     RoundPaused,
     RoundResumed,
+    SettledBet,
     registry,
 )
 from teenpatti.eventsourcing import AsyncpgEventStore, StreamAppend
@@ -169,53 +171,86 @@ class WalletConsumers:
     ) -> None:
         """Pay the bets that a batch of settlement events settles, in its one transaction:
         the bets locked and checked together, each player locked once, balances, ledger and
-        bets written with one statement each, and each player's `BetPaid` events appended
-        together. A `BetsSettled` (a part of a round) is paid whole or not at all: one bet
-        in it that the wallet does not hold as told fails the batch, and the part is parked."""
-        settled: list[tuple[EventEnvelope, BetSettled]] = []
+        bets written with one statement each, and one `BetsPaid` per player and settlement
+        event appended together. A `BetsSettled` (a part of a round) is paid whole or not at
+        all: one bet in it that the wallet does not hold as told fails the batch, and the part
+        is parked."""
+        settled: list[Settled] = []
         for envelope in envelopes:
             if envelope.event_type in SETTLEMENT_EVENT_TYPES:
                 event = registry.decode_envelope(envelope)
                 if isinstance(event, BetsSettled):
-                    settled += [(envelope, bet) for bet in event.each()]
+                    # the lines as they are: a BetSettled model for each costs more than paying
+                    settled += [
+                        Settled(envelope, event.round_id, event.table_id, line)
+                        for line in event.bets
+                    ]
                 else:
                     assert isinstance(event, BetSettled)
-                    settled.append((envelope, event))
+                    settled.append(Settled(envelope, event.round_id, event.table_id, event))
         if not settled:
             return
-        bets = await db.bets_for_payment(connection, [event.bet_id for _, event in settled])
-        payments: list[tuple[EventEnvelope, BetSettled, asyncpg.Record]] = []
+        bets = await db.bets_for_payment(connection, [s.line.bet_id for s in settled])
+        payments: list[tuple[Settled, asyncpg.Record]] = []
         paying: set[UUID] = set()
-        for envelope, event in settled:
-            bet = bets.get(event.bet_id)
-            if _payable(bet, event, envelope) and event.bet_id not in paying:
+        for settlement in settled:
+            bet_id = settlement.line.bet_id
+            bet = bets.get(bet_id)
+            if _payable(bet, settlement) and bet_id not in paying:
                 assert bet is not None
-                paying.add(event.bet_id)
-                payments.append((envelope, event, bet))
+                paying.add(bet_id)
+                payments.append((settlement, bet))
         if not payments:
             return
         versions = await db.lock_players(
-            connection, [(bet["operator_id"], bet["player_id"]) for _, _, bet in payments]
+            connection, [(bet["operator_id"], bet["player_id"]) for _, bet in payments]
         )
         credits: dict[tuple[str, str, str], int] = defaultdict(int)
-        for _, event, bet in payments:
-            credits[(bet["operator_id"], bet["player_id"], event.currency)] += event.returned
+        for settlement, bet in payments:
+            line = settlement.line
+            credits[(bet["operator_id"], bet["player_id"], line.currency)] += line.returned
         balances = await db.credit_balances(connection, credits)
         running = {key: balances[key] - credits[key] for key in credits}
-        ledger: list[db.LedgerEntry] = []
-        paid: dict[tuple[str, str], list[tuple[EventEnvelope, BetPaid]]] = defaultdict(list)
-        for envelope, event, bet in payments:
-            operator_id, player_id = bet["operator_id"], bet["player_id"]
-            key = (operator_id, player_id, event.currency)
-            running[key] += event.returned
-            ledger += _return_entries(event, operator_id, player_id)
-            paid[(operator_id, player_id)].append(
-                (envelope, _bet_paid(event, bet, balance_after=running[key]))
+        # One BetsPaid per player and settlement event, its lines in the event's order; the
+        # balances run in the order the settlements came (a player's lines of one event are
+        # contiguous in it, as `payments` keeps that order).
+        lines: dict[tuple[str, str, UUID], list[dict[str, object]]] = defaultdict(list)
+        causes: dict[UUID, Settled] = {}
+        for settlement, bet in payments:
+            line = settlement.line
+            key = (bet["operator_id"], bet["player_id"], line.currency)
+            running[key] += line.returned
+            causes.setdefault(settlement.envelope.event_id, settlement)
+            lines[(bet["operator_id"], bet["player_id"], settlement.envelope.event_id)].append(
+                {
+                    "bet_id": line.bet_id,
+                    "currency": line.currency,
+                    "amount": line.returned,
+                    "outcome": line.outcome,
+                    "balance_after": running[key],
+                }
             )
-        await db.record_ledger(connection, ledger)
+        paid: dict[tuple[str, str], list[tuple[EventEnvelope, BetsPaid]]] = defaultdict(list)
+        for (operator_id, player_id, cause), bets_paid in lines.items():
+            settlement = causes[cause]
+            paid[(operator_id, player_id)].append(
+                (
+                    settlement.envelope,
+                    BetsPaid.model_validate(
+                        {
+                            "round_id": settlement.round_id,
+                            "table_id": settlement.table_id,
+                            "operator_id": operator_id,
+                            "player_id": player_id,
+                            "bets": bets_paid,
+                        }
+                    ),
+                )
+            )
+        await db.record_ledger(connection, _return_entries(payments))
         await db.mark_paid_many(
             connection,
-            [(event.bet_id, event.outcome, event.returned) for _, event, _ in payments],
+            [(s.line.bet_id, s.line.outcome, s.line.returned) for s, _ in payments],
             self._clock(),
         )
         # Each player's events go in runs with the same table and correlation (an append takes
@@ -238,7 +273,7 @@ class WalletConsumers:
                     StreamAppend(
                         db.player_stream(operator_id, player_id),
                         versions[(operator_id, player_id)],
-                        [bet_paid for _, bet_paid in items],
+                        [bets_paid for _, bets_paid in items],
                         table_id=items[0][1].table_id,
                         correlation_id=items[0][0].correlation_id,
                         causation_ids=[envelope.event_id for envelope, _ in items],
@@ -250,13 +285,25 @@ class WalletConsumers:
             await self._store.append_many(appends, connection=connection)
 
 
-def _payable(bet: asyncpg.Record | None, event: BetSettled, envelope: EventEnvelope) -> bool:
-    """Whether the wallet pays this `BetSettled`: not when the bet is paid already (a
+@dataclass(frozen=True, slots=True)
+class Settled:
+    """One bet's settlement as a batch pays it: the line (of a `BetsSettled` part, or an
+    older `BetSettled`), the round it is of and the event that brought it."""
+
+    envelope: EventEnvelope
+    round_id: str
+    table_id: str
+    line: SettledBet | BetSettled
+
+
+def _payable(bet: asyncpg.Record | None, settlement: Settled) -> bool:
+    """Whether the wallet pays this settlement: not when the bet is paid already (a
     republished settlement); an unknown bet, or one it does not describe (paid or not: a
     forgery is parked for a person to see), is an error."""
+    line, envelope = settlement.line, settlement.envelope
     if bet is None:
         raise UnknownBetError(
-            f"{envelope.event_type} for bet {event.bet_id}, which the wallet never took"
+            f"{envelope.event_type} for bet {line.bet_id}, which the wallet never took"
         )
     expected = (
         bet["operator_id"],
@@ -267,21 +314,21 @@ def _payable(bet: asyncpg.Record | None, event: BetSettled, envelope: EventEnvel
         int(bet["stake"]),
     )
     told = (
-        event.operator_id,
-        event.player_id,
-        event.round_id,
-        event.bet_type,
-        event.currency,
-        event.stake,
+        line.operator_id,
+        line.player_id,
+        settlement.round_id,
+        line.bet_type,
+        line.currency,
+        line.stake,
     )
     if expected != told:
         raise BetMismatchError(
-            f"{envelope.event_type} for bet {event.bet_id} says {told}, the bet is {expected}"
+            f"{envelope.event_type} for bet {line.bet_id} says {told}, the bet is {expected}"
         )
     if bet["status"] == "paid":
         log.info(
             "bet %s is already paid; %s %s ignored",
-            event.bet_id,
+            line.bet_id,
             envelope.event_type,
             envelope.event_id,
         )
@@ -289,28 +336,25 @@ def _payable(bet: asyncpg.Record | None, event: BetSettled, envelope: EventEnvel
     return True
 
 
-def _return_entries(event: BetSettled, operator_id: str, player_id: str) -> list[db.LedgerEntry]:
-    """The ledger's two sides of a payment: out of the house, into the player's account."""
-    reference = f"bet:{event.bet_id}"
+def _return_entries(payments: list[tuple[Settled, asyncpg.Record]]) -> list[db.LedgerEntry]:
+    """The ledger's two sides of a batch's payments, per settlement event: out of the house,
+    one entry per operator and currency; into each player's account, one per currency. Each
+    names the event as `settlement:<event id>`, which is also the cause of the player's
+    `BetsPaid` that lists the bets. Zero amounts are left out by `record_ledger`."""
+    house: dict[tuple[UUID, str, str], int] = defaultdict(int)
+    player: dict[tuple[UUID, str, str, str], int] = defaultdict(int)
+    for settlement, bet in payments:
+        cause, line = settlement.envelope.event_id, settlement.line
+        house[(cause, bet["operator_id"], line.currency)] += line.returned
+        player[(cause, bet["operator_id"], bet["player_id"], line.currency)] += line.returned
     return [
         db.LedgerEntry(
-            "house", operator_id, None, event.currency, -event.returned, "return", reference
-        ),
+            "house", operator_id, None, currency, -amount, "return", f"settlement:{cause}"
+        )
+        for (cause, operator_id, currency), amount in house.items()
+    ] + [
         db.LedgerEntry(
-            "player", operator_id, player_id, event.currency, event.returned, "return", reference
-        ),
+            "player", operator_id, player_id, currency, amount, "return", f"settlement:{cause}"
+        )
+        for (cause, operator_id, player_id, currency), amount in player.items()
     ]
-
-
-def _bet_paid(event: BetSettled, bet: asyncpg.Record, *, balance_after: int) -> BetPaid:
-    return BetPaid(
-        bet_id=event.bet_id,
-        round_id=bet["round_id"],
-        table_id=bet["table_id"],
-        operator_id=bet["operator_id"],
-        player_id=bet["player_id"],
-        currency=event.currency,
-        amount=event.returned,
-        outcome=event.outcome,
-        balance_after=balance_after,
-    )

@@ -37,6 +37,7 @@ from teenpatti.events.catalog import (
     BetPaid,
     BetPlaced,
     BetSettled,
+    BetsPaid,
     BetsSettled,
     CardDealt,
     FundsDeposited,
@@ -60,6 +61,7 @@ AUDITED_TYPES = frozenset(
         "BetPlaced",
         "BetBookClosed",
         "BetPaid",
+        "BetsPaid",
         "FundsDeposited",
         "FundsWithdrawn",
         "BetSettled",
@@ -154,6 +156,11 @@ class History:
                 self.stored_at[ref] = row.occurred_at
                 self.paid.setdefault(event.bet_id, []).append((event, ref))
                 self.wallet.setdefault(row.stream_id, []).append((event, ref))
+            case BetsPaid():
+                self.stored_at[ref] = row.occurred_at
+                for paid in event.each():
+                    self.paid.setdefault(paid.bet_id, []).append((paid, ref))
+                    self.wallet.setdefault(row.stream_id, []).append((paid, ref))
             case FundsDeposited() | FundsWithdrawn():
                 self.wallet.setdefault(row.stream_id, []).append((event, ref))
             case BetBookClosed():

@@ -315,6 +315,48 @@ class BetPaid(Event):
     balance_after: MinorUnits
 
 
+SETTLEMENT_PART = 1_000  # bets per BetsSettled: 1,000 of the longest stay under 0.5 MB of JSON
+
+
+class PaidBet(_Value):
+    """One bet's line in `BetsPaid`: `BetPaid` without the round, table and player it shares."""
+
+    bet_id: UUID
+    currency: Currency
+    amount: MinorUnits
+    outcome: Outcome
+    balance_after: MinorUnits
+
+
+@registry.register
+class BetsPaid(Event):
+    """The payment of one player's bets that one settlement event settles (a `BetsSettled`
+    part, or an older `BetSettled`), in the part's order: what the wallet emits, one per
+    player and settlement, so that a round is paid with about one event per slip rather than
+    one per bet. Each line says what a `BetPaid` says, `balance_after` running over the
+    lines; `BetPaid` stays for the history that holds it."""
+
+    event_type: ClassVar[str] = "BetsPaid"
+    round_id: str
+    table_id: str
+    operator_id: str
+    player_id: str
+    bets: Annotated[list[PaidBet], Field(min_length=1, max_length=SETTLEMENT_PART)]
+
+    def each(self) -> list[BetPaid]:
+        """Each line as the `BetPaid` it stands for."""
+        return [
+            BetPaid(
+                round_id=self.round_id,
+                table_id=self.table_id,
+                operator_id=self.operator_id,
+                player_id=self.player_id,
+                **dict(line),
+            )
+            for line in self.bets
+        ]
+
+
 # ---------------------------------------------------------- settlement -> settlement.events
 @registry.register
 class BetSettled(Event):
@@ -331,9 +373,6 @@ class BetSettled(Event):
     returned: MinorUnits
     fraction_kept: str  # "p/q" of a minor unit, "0" when nothing was rounded away
     odds: str | None  # the pay line applied, "p/q", when won
-
-
-SETTLEMENT_PART = 1_000  # bets per BetsSettled: 1,000 of the longest stay under 0.5 MB of JSON
 
 
 class SettledBet(_Value):
@@ -437,6 +476,7 @@ __all__ = [
     "BetPaid",
     "BetPlaced",
     "BetSettled",
+    "BetsPaid",
     "BetsSettled",
     "BettingClosed",
     "CardDealt",
@@ -447,6 +487,7 @@ __all__ = [
     "FundsDeposited",
     "FundsWithdrawn",
     "Limits",
+    "PaidBet",
     "RoundCancelled",
     "RoundClosed",
     "RoundOpened",
