@@ -39,7 +39,7 @@ from teenpatti.databases import drop_database
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import Figure, System, fresh_system, percentile
+from benchmarks.common import Figure, System, cpu_seconds, fresh_system, percentile
 from teenpatti.devrun import free_base_port
 from teenpatti.settings import InfrastructureSettings
 from teenpatti.simulator import BET_TYPES, OPERATOR_KEYS, SUPERVISOR_KEY
@@ -462,6 +462,7 @@ class Shape:
     saturation: Saturation
     offered_rate: float  # slips/s of the fixed load
     latencies: Latencies
+    cpu_ms: dict[str, float]  # CPU per slip during the fixed load, by process (and machine)
 
     @property
     def bets_per_second(self) -> float:
@@ -469,7 +470,7 @@ class Shape:
 
 
 async def measure_shape(
-    url: str,
+    system: System,
     round_id: str,
     players: Sequence[str],
     name: str,
@@ -479,22 +480,28 @@ async def measure_shape(
 ) -> Shape:
     """Saturation with slips of `bets`, then their latency at 60% of that rate (rounded
     down to 10 slips/s), or at the goal's rate (3,000 bets/s) if the saturation is above it
-    and 60% below: the goal asks for both at once."""
+    and 60% below: the goal asks for both at once. The processes' CPU is read around the
+    fixed load."""
+    url = system.url("wallet")
     await saturate(url, round_id, players, 300, CONCURRENCY, bets)  # warm up
     saturation = await saturate(url, round_id, players, slips, CONCURRENCY, bets)
     rate = max(10.0, (saturation.rate * 0.6) // 10 * 10)
     goal_slips = GOAL_RATE / len(bets)
     if saturation.rate > goal_slips:
         rate = max(rate, goal_slips)
+    before = cpu_seconds(system)
     latencies = await fixed_load(
         url, round_id, players, rate, load_seconds, pool=CONCURRENCY, bets=bets
     )
+    after = cpu_seconds(system)
+    slips_sent = len(latencies.samples_ms)
+    cpu_ms = {name: (after[name] - before[name]) * 1000 / slips_sent for name in after}
     if saturation.refused or latencies.refused:
         raise RuntimeError(
             f"{name} slips refused: {saturation.refused} (saturation),"
             f" {latencies.refused} (latency)"
         )
-    return Shape(name, bets, saturation, rate, latencies)
+    return Shape(name, bets, saturation, rate, latencies, cpu_ms)
 
 
 async def measure(quick: bool, profile: str | None = None) -> list[Figure]:
@@ -508,9 +515,8 @@ async def measure(quick: bool, profile: str | None = None) -> list[Figure]:
         round_id = await studio.open_table("BI1", betting_seconds=600)
         await studio.fund(players, 10**12)
         await studio.wait_round_known(round_id, players[0])
-        wallet_url = system.url("wallet")
         shapes = [
-            await measure_shape(wallet_url, round_id, players, name, bets, n, load_seconds)
+            await measure_shape(system, round_id, players, name, bets, n, load_seconds)
             for name, bets, n in (("one-bet", ONE_BET, slips), ("six-bet", SIX_BETS, slips // 3))
         ]
         await studio.close_table("BI1")
@@ -521,10 +527,22 @@ async def measure(quick: bool, profile: str | None = None) -> list[Figure]:
     bound = (
         "the two cores: at saturation Postgres takes about 0.7 of a core and the wallet's"
         " one process (uvicorn with httptools and uvloop, FastAPI, pydantic, 7 SQL round"
-        " trips per slip) about 0.6, the settlement service taking in BetPlaced 0.2; about"
-        " 7 rows are written per one-bet slip (key, bet, two ledger rows, balance, event,"
-        " stream version), with a durable commit. The cost is mostly per slip (request,"
-        " round trips, commit), so a six-bet slip carries several times the bets per second"
+        " trips per slip) about 0.6; a slip writes its key, its bets, two ledger rows (the"
+        " slip's stakes), the balance, one BetsPlaced event and the stream version (7 rows"
+        " for one bet, 12 for six), with a durable commit. The cost is mostly per slip"
+        " (request, round trips, commit), so a six-bet slip carries several times the bets"
+        " per second. CPU per slip during the fixed loads (from /proc): "
+        + "; ".join(
+            f"{shape.name} at {shape.offered_rate:.0f} slips/s: "
+            + ", ".join(
+                f"{name} {ms:.2f} ms"
+                for name, ms in sorted(shape.cpu_ms.items(), key=lambda item: -item[1])
+                if name != "machine" and ms >= 0.01
+            )
+            + f"; the whole machine {shape.cpu_ms['machine']:.2f} ms"
+            f" ({shape.cpu_ms['machine'] * shape.offered_rate / 1000:.2f} of its 2 cores busy)"
+            for shape in shapes
+        )
     )
     figures: list[Figure] = []
     for shape in shapes:

@@ -7,6 +7,7 @@ fresh database and a fresh topic prefix, and removes them afterwards. A benchmar
 
 from __future__ import annotations
 
+import os
 import statistics
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -65,3 +66,41 @@ async def fresh_system(
         InfrastructureSettings(), label="bench", base_port=base_port, extra_env=extra_env
     ) as system:
         yield System(system.processes, system.settings, dict(system.databases))
+
+
+def cpu_seconds(system: System) -> dict[str, float]:
+    """CPU time (user + system) used so far by each service's process, by Postgres (all its
+    processes, other databases' too), by the Kafka broker, and by the whole machine (the
+    load generator too), from Linux's /proc. Subtract two readings for a span's use."""
+    tick = os.sysconf("SC_CLK_TCK")
+    used: dict[str, float] = {"postgres": 0.0, "kafka": 0.0}
+    for name, process in system.processes.processes.items():
+        used[name] = _process_cpu(process.pid, tick)
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/comm") as comm:
+                program = comm.read().strip()
+            with open(f"/proc/{entry.name}/cmdline", "rb") as cmdline:
+                command = cmdline.read()
+        except OSError:
+            continue  # gone meanwhile
+        if program == "postgres":
+            used["postgres"] += _process_cpu(int(entry.name), tick)
+        elif program == "java" and b"kafka.Kafka" in command:
+            used["kafka"] += _process_cpu(int(entry.name), tick)
+    with open("/proc/stat") as stat:
+        fields = [int(field) for field in stat.readline().split()[1:]]
+    # user nice system idle iowait irq softirq steal: all but idle and iowait are busy
+    used["machine"] = (sum(fields[:8]) - fields[3] - fields[4]) / tick
+    return used
+
+
+def _process_cpu(pid: int, tick: int) -> float:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / tick  # utime, stime

@@ -18,7 +18,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from fastapi import FastAPI
 
 from teenpatti.events import Event, EventEnvelope, new_envelope
-from teenpatti.events.catalog import BetPaid, BetsPaid, registry
+from teenpatti.events.catalog import BetPaid, BetPlaced, BetsPaid, BetsPlaced, registry
 from teenpatti.settings import InfrastructureSettings
 
 
@@ -107,6 +107,16 @@ def paid_bets(envelopes: list[EventEnvelope]) -> list[BetPaid]:
     ]
 
 
+def placed_bets(envelopes: list[EventEnvelope]) -> list[BetPlaced]:
+    """Every bet the envelopes place: the lines of each `BetsPlaced`, in order."""
+    return [
+        placed
+        for event in of_type(envelopes, "BetsPlaced")
+        if isinstance(event, BetsPlaced)
+        for placed in event.each()
+    ]
+
+
 def count_of(event_type: str, n: int) -> Callable[[list[EventEnvelope]], bool]:
     return lambda seen: sum(e.event_type == event_type for e in seen) >= n
 
@@ -123,6 +133,7 @@ __all__ = [
     "json_of",
     "of_type",
     "paid_bets",
+    "placed_bets",
     "publish",
     "running",
 ]

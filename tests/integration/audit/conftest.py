@@ -32,6 +32,7 @@ from teenpatti.events.catalog import (
     BetPlaced,
     BetSettled,
     BetsPaid,
+    BetsPlaced,
     BetsSettled,
     BettingClosed,
     CardDealt,
@@ -44,6 +45,7 @@ from teenpatti.events.catalog import (
     RoundOpened,
     RoundSettled,
     SettledBet,
+    SlipBet,
     StakeLimit,
     book_digest,
 )
@@ -228,7 +230,20 @@ async def _write_history(history: History) -> None:
             )
         )
     history.bet_ids.extend(bet.bet_id for bet in placed)
-    await wallet.append(PLAYER_STREAM, 1, placed, table_id="T1", occurred_at=at(110))
+    first = placed[0]  # round 1's two bets as the wallet writes a slip now, round 2's as older
+    slip = BetsPlaced(
+        slip_id=first.slip_id,
+        round_id=first.round_id,
+        table_id="T1",
+        operator_id=OPERATOR,
+        player_id=PLAYER,
+        currency="INR",
+        placed_at=first.placed_at,
+        bets=[SlipBet(bet_id=b.bet_id, bet_type=b.bet_type, stake=b.stake) for b in placed[:2]],
+    )
+    placed[:2] = slip.each()
+    slips: list[BetsPlaced | BetPlaced] = [slip, placed[2]]
+    await wallet.append(PLAYER_STREAM, 1, slips, table_id="T1", occurred_at=at(110))
     for round_id, seconds in (("T1-000001", 120), ("T1-000002", 215)):
         ids = [bet.bet_id for bet in placed if bet.round_id == round_id]
         stakes = sum(bet.stake for bet in placed if bet.round_id == round_id)
@@ -248,7 +263,7 @@ async def _write_history(history: History) -> None:
             occurred_at=at(seconds),
         )
     # ---- settlement, then payment
-    wallet_version = 1 + len(placed)
+    wallet_version = 1 + len(slips)
     balance -= sum(bet.stake for bet in placed)
     ledger: list[wallet_db.LedgerEntry] = [
         wallet_db.LedgerEntry(

@@ -28,11 +28,13 @@ from teenpatti.events.catalog import (
     BetBookClosed,
     BetPlaced,
     BetSettled,
+    BetsPlaced,
     BetsSettled,
     RoundCancelled,
     RoundClosed,
     RoundOpened,
     RoundSettled,
+    SlipBet,
 )
 from teenpatti.eventsourcing import TopicConfigurationError, ensure_topics
 from teenpatti.settings import InfrastructureSettings
@@ -150,6 +152,22 @@ def placed(
     )
 
 
+def slip(bets: Sequence[BetPlaced]) -> BetsPlaced:
+    """The bets (one player's, one currency, each type once) as the one slip the wallet
+    sends: the slip's id and time are the first bet's."""
+    first = bets[0]
+    return BetsPlaced(
+        slip_id=first.slip_id,
+        round_id=first.round_id,
+        table_id=first.table_id,
+        operator_id=first.operator_id,
+        player_id=first.player_id,
+        currency=first.currency,
+        placed_at=first.placed_at,
+        bets=[SlipBet(bet_id=b.bet_id, bet_type=b.bet_type, stake=b.stake) for b in bets],
+    )
+
+
 def book(table_id: str, bets: Sequence[BetPlaced], *, number: int = 1) -> BetBookClosed:
     totals: dict[str, int] = {}
     for bet in bets:
@@ -173,7 +191,7 @@ async def feed_table(
 
 
 async def feed_wallet(
-    settings: InfrastructureSettings, event: BetPlaced | BetBookClosed
+    settings: InfrastructureSettings, event: BetsPlaced | BetPlaced | BetBookClosed
 ) -> EventEnvelope:
     return await publish(
         settings, WALLET_EVENTS, event, table_id=event.table_id, stream_id=f"round-{event.round_id}"

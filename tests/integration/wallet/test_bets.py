@@ -10,13 +10,12 @@ from teenpatti.events.catalog import (
     TABLE_EVENTS,
     WALLET_EVENTS,
     BetBookClosed,
-    BetPlaced,
     RoundCancelled,
     RoundPaused,
     RoundResumed,
     book_digest,
 )
-from tests.integration.services import collect, count_of, of_type
+from tests.integration.services import collect, count_of, of_type, placed_bets
 from wallet_service.config import WalletSettings
 
 from .helpers import (
@@ -85,8 +84,10 @@ async def test_a_slip_is_taken_whole_and_replayed_by_its_key(
         assert book["bet_count"] == 1
         assert book["total_stake"] == {"INR": 100}
 
-        events = await collect(wallet_settings, WALLET_EVENTS, count_of("BetPlaced", 3))
-        placed = [e for e in of_type(events, "BetPlaced") if isinstance(e, BetPlaced)]
+        # one BetsPlaced per slip taken (the retry and the refusal wrote none)
+        events = await collect(wallet_settings, WALLET_EVENTS, count_of("BetsPlaced", 2))
+        assert len(of_type(events, "BetsPlaced")) == 2
+        placed = placed_bets(events)
         assert sorted((e.operator_id, e.bet_type, e.stake) for e in placed) == [
             ("operator-1", "pair_plus_a", 200),
             ("operator-1", "player_a", 1_000),
@@ -96,6 +97,13 @@ async def test_a_slip_is_taken_whole_and_replayed_by_its_key(
         assert {e.slip_id for e in placed if e.operator_id == "operator-1"} == {
             UUID(slip["slip_id"])
         }
+        # the slip's stakes are one ledger entry a side, naming the slip
+        async with database(wallet_settings) as connection:
+            stakes = await connection.fetch(
+                "SELECT account, amount FROM wallet_ledger WHERE reference = $1 ORDER BY account",
+                f"slip:{slip['slip_id']}",
+            )
+        assert [tuple(row) for row in stakes] == [("house", 1_200), ("player", -1_200)]
 
 
 async def test_refusals_refuse_the_whole_slip(wallet_settings: WalletSettings) -> None:
@@ -355,7 +363,9 @@ async def test_one_players_concurrent_slips_are_taken_one_after_another(
                 " WHERE operator_id = 'operator-1' GROUP BY account ORDER BY account"
             )
         assert [row["stream_version"] for row in versions] == list(range(1, 11))
-        assert [row["event_type"] for row in versions] == ["FundsDeposited"] * 5 + ["BetPlaced"] * 5
+        assert [row["event_type"] for row in versions] == ["FundsDeposited"] * 5 + [
+            "BetsPlaced"
+        ] * 5
         assert [(row["account"], row["total"]) for row in ledger] == [
             ("house", 5_000),
             ("player", 0),

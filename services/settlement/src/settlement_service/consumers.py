@@ -10,6 +10,7 @@ from teenpatti.events.catalog import (
     CONSUMED_TYPES,
     BetBookClosed,
     BetPlaced,
+    BetsPlaced,
     RoundCancelled,
     RoundClosed,
     RoundOpened,
@@ -43,7 +44,9 @@ def wallet_events_handler(settlement: Settlement) -> Handler:
         if envelope.event_type not in WALLET_EVENT_TYPES:
             return
         event = registry.decode_envelope(envelope)
-        if isinstance(event, BetPlaced):
+        if isinstance(event, BetsPlaced):
+            await settlement.bets_placed(connection, [(bet, envelope) for bet in event.each()])
+        elif isinstance(event, BetPlaced):
             await settlement.bet_placed(connection, event, envelope)
         elif isinstance(event, BetBookClosed):
             await settlement.book_closed(connection, event, envelope)
@@ -53,16 +56,20 @@ def wallet_events_handler(settlement: Settlement) -> Handler:
 
 def wallet_events_batch_handler(settlement: Settlement) -> BatchHandler:
     """`wallet_events_handler` for a poll in its one transaction, in order, each run of
-    `BetPlaced` recorded together (`Settlement.bets_placed`)."""
+    slips (`BetsPlaced`, and `BetPlaced` of older history) recorded together
+    (`Settlement.bets_placed`)."""
     one = wallet_events_handler(settlement)
 
     async def handle(connection: asyncpg.Connection, envelopes: list[EventEnvelope]) -> None:
         run: list[tuple[BetPlaced, EventEnvelope]] = []
         for envelope in envelopes:
-            if envelope.event_type == "BetPlaced":
+            if envelope.event_type in ("BetsPlaced", "BetPlaced"):
                 event = registry.decode_envelope(envelope)
-                assert isinstance(event, BetPlaced)
-                run.append((event, envelope))
+                if isinstance(event, BetsPlaced):
+                    run += [(bet, envelope) for bet in event.each()]
+                else:
+                    assert isinstance(event, BetPlaced)
+                    run.append((event, envelope))
                 continue
             if run:
                 await settlement.bets_placed(connection, run)

@@ -12,7 +12,7 @@ from uuid import UUID, uuid4
 
 import asyncpg
 
-from teenpatti.events.catalog import BetPlaced, FundsDeposited, FundsWithdrawn
+from teenpatti.events.catalog import BetsPlaced, FundsDeposited, FundsWithdrawn
 from teenpatti.eventsourcing import AsyncpgEventStore, CommitOrderError
 
 from .adapters import postgres as db
@@ -286,7 +286,7 @@ class Wallet:
                 currency=slip.currency,
                 placed_at=placed_at,
                 bets=bets,
-                ledger=_stake_entries(operator_id, slip.player_id, slip.currency, bets),
+                ledger=_stake_entries(operator_id, slip.player_id, slip.currency, slip_id, total),
                 idempotency_key=idempotency_key,
                 answer=answer,
             ),
@@ -297,19 +297,21 @@ class Wallet:
             db.player_stream(operator_id, slip.player_id),
             account.version,
             [
-                BetPlaced(
-                    bet_id=bet.bet_id,
-                    slip_id=slip_id,
-                    round_id=round_.round_id,
-                    table_id=round_.table_id,
-                    operator_id=operator_id,
-                    player_id=slip.player_id,
-                    bet_type=bet.bet_type,  # checked by the domain
-                    stake=bet.stake,
-                    currency=slip.currency,
-                    placed_at=placed_at,
+                BetsPlaced.model_validate(
+                    {
+                        "slip_id": slip_id,
+                        "round_id": round_.round_id,
+                        "table_id": round_.table_id,
+                        "operator_id": operator_id,
+                        "player_id": slip.player_id,
+                        "currency": slip.currency,
+                        "placed_at": placed_at,
+                        "bets": [
+                            {"bet_id": bet.bet_id, "bet_type": bet.bet_type, "stake": bet.stake}
+                            for bet in bets
+                        ],
+                    }
                 )
-                for bet in bets
             ],
             table_id=round_.table_id,
             connection=connection,
@@ -381,21 +383,15 @@ async def _in_commit_order(once: Callable[[], Awaitable[dict[str, Any]]]) -> dic
 
 
 def _stake_entries(
-    operator_id: str, player_id: str, currency: str, bets: list[db.NewBet]
+    operator_id: str, player_id: str, currency: str, slip_id: UUID, total: int
 ) -> list[db.LedgerEntry]:
-    """Each stake moves from the player's account to the house's."""
-    entries: list[db.LedgerEntry] = []
-    for bet in bets:
-        reference = f"bet:{bet.bet_id}"
-        entries.append(
-            db.LedgerEntry(
-                "player", operator_id, player_id, currency, -bet.stake, "stake", reference
-            )
-        )
-        entries.append(
-            db.LedgerEntry("house", operator_id, None, currency, bet.stake, "stake", reference)
-        )
-    return entries
+    """The slip's stakes move from the player's account to the house's: one entry a side,
+    reference `slip:<slip_id>` (its bets are in the slip's `BetsPlaced`)."""
+    reference = f"slip:{slip_id}"
+    return [
+        db.LedgerEntry("player", operator_id, player_id, currency, -total, "stake", reference),
+        db.LedgerEntry("house", operator_id, None, currency, total, "stake", reference),
+    ]
 
 
 def _replay(key: str, request_hash: str, stored: db.StoredAnswer) -> dict[str, Any]:

@@ -38,6 +38,7 @@ from teenpatti.events.catalog import (
     BetPlaced,
     BetSettled,
     BetsPaid,
+    BetsPlaced,
     BetsSettled,
     CardDealt,
     FundsDeposited,
@@ -59,6 +60,7 @@ AUDITED_TYPES = frozenset(
         "RoundClosed",
         "RoundCancelled",
         "BetPlaced",
+        "BetsPlaced",
         "BetBookClosed",
         "BetPaid",
         "BetsPaid",
@@ -152,6 +154,11 @@ class History:
                 self.stored_at[ref] = row.occurred_at
                 self.placed.setdefault(event.bet_id, []).append((event, ref))
                 self.wallet.setdefault(row.stream_id, []).append((event, ref))
+            case BetsPlaced():
+                self.stored_at[ref] = row.occurred_at
+                for placed in event.each():
+                    self.placed.setdefault(placed.bet_id, []).append((placed, ref))
+                    self.wallet.setdefault(row.stream_id, []).append((placed, ref))
             case BetPaid():
                 self.stored_at[ref] = row.occurred_at
                 self.paid.setdefault(event.bet_id, []).append((event, ref))

@@ -280,6 +280,49 @@ class BetPlaced(Event):
     placed_at: AwareDatetime
 
 
+SLIP_BETS = 6  # the most bets a slip holds: each of the six bet types at most once
+
+
+class SlipBet(_Value):
+    """One bet's line in `BetsPlaced`: `BetPlaced` without what the slip's bets share."""
+
+    bet_id: UUID
+    bet_type: BetTypeName
+    stake: Annotated[int, Field(gt=0)]
+
+
+@registry.register
+class BetsPlaced(Event):
+    """A slip the wallet took: its bets, in the slip's order, one event for the slip. Each
+    line says what a `BetPlaced` says; `BetPlaced` stays for the history that holds it."""
+
+    event_type: ClassVar[str] = "BetsPlaced"
+    slip_id: UUID
+    round_id: str
+    table_id: str
+    operator_id: str
+    player_id: str
+    currency: Currency
+    placed_at: AwareDatetime
+    bets: Annotated[list[SlipBet], Field(min_length=1, max_length=SLIP_BETS)]
+
+    def each(self) -> list[BetPlaced]:
+        """Each line as the `BetPlaced` it stands for."""
+        return [
+            BetPlaced(
+                slip_id=self.slip_id,
+                round_id=self.round_id,
+                table_id=self.table_id,
+                operator_id=self.operator_id,
+                player_id=self.player_id,
+                currency=self.currency,
+                placed_at=self.placed_at,
+                **dict(line),
+            )
+            for line in self.bets
+        ]
+
+
 @registry.register
 class BetBookClosed(Event):
     """The round's bet book is sealed: no bet for it can commit after this."""
@@ -448,7 +491,7 @@ class RoundSettled(Event):
 # Keyed by (service, consumer); a group not named here acts on every type it reads.
 CONSUMED_TYPES: dict[tuple[str, str], frozenset[str]] = {
     ("settlement", "table"): frozenset({"RoundOpened", "RoundClosed", "RoundCancelled"}),
-    ("settlement", "wallet"): frozenset({"BetPlaced", "BetBookClosed"}),
+    ("settlement", "wallet"): frozenset({"BetsPlaced", "BetPlaced", "BetBookClosed"}),
     ("wallet", "table"): frozenset(
         {
             "RoundOpened",
@@ -470,6 +513,7 @@ __all__ = [
     "SCANNER_EVENTS",
     "SETTLEMENT_EVENTS",
     "SETTLEMENT_PART",
+    "SLIP_BETS",
     "TABLE_EVENTS",
     "WALLET_EVENTS",
     "BetBookClosed",
@@ -477,6 +521,7 @@ __all__ = [
     "BetPlaced",
     "BetSettled",
     "BetsPaid",
+    "BetsPlaced",
     "BetsSettled",
     "BettingClosed",
     "CardDealt",
@@ -496,6 +541,7 @@ __all__ = [
     "RoundSettled",
     "ScanRejected",
     "SettledBet",
+    "SlipBet",
     "StakeLimit",
     "TableClosed",
     "TableOpened",
