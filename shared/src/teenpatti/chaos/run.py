@@ -213,11 +213,16 @@ async def _wind_down(
 
 
 async def _in_play(studio: Studio, table_id: str) -> bool:
+    """Whether the table may still have a round in play. The live view comes from the feed,
+    which can lag (its consumer catching up after Kafka came back): only a view that holds
+    the table's close is recent enough to say that no round is in play."""
     response = await studio.call(
         "GET", "table", f"/tables/{table_id}", headers={"X-Api-Key": SUPERVISOR_KEY}
     )
-    round_ = response.json().get("round")
-    return round_ is not None and round_["phase"] not in ("closed", "cancelled")
+    view = response.json()
+    round_ = view.get("round")
+    ended = round_ is None or round_["phase"] in ("closed", "cancelled")
+    return view.get("status") != "closed" or not ended
 
 
 async def _finish(
