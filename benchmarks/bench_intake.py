@@ -525,9 +525,9 @@ async def measure(quick: bool, profile: str | None = None) -> list[Figure]:
             system.settings, slips, CONCURRENCY, one_bet.offered_rate, load_seconds
         )
     bound = (
-        "the two cores: at saturation Postgres takes about 0.7 of a core and the wallet's"
-        " one process (uvicorn with httptools and uvloop, FastAPI, pydantic, 7 SQL round"
-        " trips per slip) about 0.6; a slip writes its key, its bets, two ledger rows (the"
+        "the two cores, shared by Postgres, the wallet's one process (uvicorn with httptools"
+        " and uvloop, FastAPI, pydantic, 7 SQL round trips per slip) and the rest; a slip"
+        " writes its key, its bets, two ledger rows (the"
         " slip's stakes), the balance, one BetsPlaced event and the stream version (7 rows"
         " for one bet, 12 for six), with a durable commit. The cost is mostly per slip"
         " (request, round trips, commit), so a six-bet slip carries several times the bets"

@@ -337,7 +337,7 @@ async def measure(
             print(stages.describe(), flush=True)
             results.append((stages, raw))
     bound = (
-        "the wallet's payment, then the settlement service's one transaction, strictly one"
+        "the settlement service's one transaction, then the wallet's payment, strictly one"
         " after the other (one partition per table, the parts on Kafka only once that"
         " transaction commits). The wallet pays a poll of BetsSettled parts (1,000 bets each;"
         " some 21,000 bets a poll) in one transaction: per bet, its row read and locked and"
