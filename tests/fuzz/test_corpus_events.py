@@ -25,13 +25,14 @@ from teenpatti.events.catalog import (
     SETTLEMENT_EVENTS,
     TABLE_EVENTS,
     WALLET_EVENTS,
-    BetPlaced,
     BetSettled,
+    BetsPlaced,
     BetsSettled,
     CardDealt,
     CardScanned,
     RoundOpened,
     SettledBet,
+    SlipBet,
 )
 from teenpatti.settings import InfrastructureSettings
 from tests.integration.services import publish
@@ -175,33 +176,37 @@ async def test_settlement_parks_garbage(
     settlement_settings: SettlementSettings, settlement_app: App
 ) -> None:
     _, client = settlement_app
-    bet = BetPlaced(
-        bet_id=uuid4(),
+    bet_id = uuid4()
+    slip = BetsPlaced(  # what the wallet emits
         slip_id=uuid4(),
         round_id="T1-000001",
         table_id="T1",
         operator_id="operator-1",
         player_id="p1",
-        bet_type="tie",
-        stake=500,
         currency="INR",
         placed_at=datetime.now(UTC),
+        bets=[SlipBet(bet_id=bet_id, bet_type="tie", stake=500)],
     )
     connection = await connect(settlement_settings, settlement_settings.settlement_database)
     try:
         on_table = await send_garbage(
             settlement_settings, TABLE_EVENTS, "RoundOpened", payload(round_opened("T1-000009"))
         )
-        hostile_bet = payload(bet) | {"bet_id": str(uuid4()), "round_id": "T1-000009"}
-        on_wallet = await send_garbage(settlement_settings, WALLET_EVENTS, "BetPlaced", hostile_bet)
+        hostile_slip = payload(slip) | {
+            "round_id": "T1-000009",
+            "bets": [{"bet_id": str(uuid4()), "bet_type": "tie", "stake": 500}],
+        }
+        on_wallet = await send_garbage(
+            settlement_settings, WALLET_EVENTS, "BetsPlaced", hostile_slip
+        )
         await publish(settlement_settings, TABLE_EVENTS, round_opened(), table_id="T1")
-        await publish(settlement_settings, WALLET_EVENTS, bet, table_id="T1")
+        await publish(settlement_settings, WALLET_EVENTS, slip, table_id="T1")
 
         async def known() -> bool:
-            response = await client.get(f"/bets/{bet.bet_id}/settlement", headers=OPERATOR_1)
+            response = await client.get(f"/bets/{bet_id}/settlement", headers=OPERATOR_1)
             return response.status_code == 200
 
-        await eventually(known, what="the good BetPlaced to be taken in")
+        await eventually(known, what="the good BetsPlaced to be taken in")
         await check_parked(
             connection, settlement_settings, "settlement-table", TABLE_EVENTS, on_table
         )
