@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, TypeVar
 from uuid import UUID
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
@@ -67,6 +67,16 @@ class CurrencyTotals(_Value):
     stake: MinorUnits
     returned: MinorUnits
     house_result: int  # stake - returned: positive when the house won
+
+
+OneBet = TypeVar("OneBet", bound=Event)
+
+
+def _each_line(event: Event, lines: Sequence[_Value], one_bet: type[OneBet]) -> list[OneBet]:
+    """An event of lines (`BetsPlaced`, `BetsPaid`, `BetsSettled`) as the events of one bet
+    it stands for: each line with the fields the event holds for all of them."""
+    shared = {name: value for name, value in event if name != "bets"}
+    return [one_bet(**shared, **dict(line)) for line in lines]
 
 
 # ------------------------------------------------------------------ table -> table.events
@@ -308,19 +318,7 @@ class BetsPlaced(Event):
 
     def each(self) -> list[BetPlaced]:
         """Each line as the `BetPlaced` it stands for."""
-        return [
-            BetPlaced(
-                slip_id=self.slip_id,
-                round_id=self.round_id,
-                table_id=self.table_id,
-                operator_id=self.operator_id,
-                player_id=self.player_id,
-                currency=self.currency,
-                placed_at=self.placed_at,
-                **dict(line),
-            )
-            for line in self.bets
-        ]
+        return _each_line(self, self.bets, BetPlaced)
 
 
 @registry.register
@@ -388,16 +386,7 @@ class BetsPaid(Event):
 
     def each(self) -> list[BetPaid]:
         """Each line as the `BetPaid` it stands for."""
-        return [
-            BetPaid(
-                round_id=self.round_id,
-                table_id=self.table_id,
-                operator_id=self.operator_id,
-                player_id=self.player_id,
-                **dict(line),
-            )
-            for line in self.bets
-        ]
+        return _each_line(self, self.bets, BetPaid)
 
 
 # ---------------------------------------------------------- settlement -> settlement.events
@@ -468,10 +457,7 @@ class BetsSettled(Event):
 
     def each(self) -> list[BetSettled]:
         """Each line as the `BetSettled` it stands for."""
-        return [
-            BetSettled(round_id=self.round_id, table_id=self.table_id, **dict(line))
-            for line in self.bets
-        ]
+        return _each_line(self, self.bets, BetSettled)
 
 
 @registry.register
