@@ -495,7 +495,11 @@ async def measure_shape(
     )
     after = cpu_seconds(system)
     slips_sent = len(latencies.samples_ms)
-    cpu_ms = {name: (after[name] - before[name]) * 1000 / slips_sent for name in after}
+    cpu_ms = {
+        name: (after[name] - before[name]) * 1000 / slips_sent
+        for name in after
+        if not name.startswith("postgres:")
+    }
     if saturation.refused or latencies.refused:
         raise RuntimeError(
             f"{name} slips refused: {saturation.refused} (saturation),"

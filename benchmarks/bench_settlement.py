@@ -48,7 +48,7 @@ from benchmarks.bench_intake import (
     print_table,
     profiling_env,
 )
-from benchmarks.common import Figure, System, fresh_system
+from benchmarks.common import Figure, System, cpu_seconds, fresh_system
 from teenpatti.devrun import free_base_port
 from teenpatti.settings import InfrastructureSettings
 from teenpatti.simulator import BET_TYPES, SUPERVISOR_KEY
@@ -73,6 +73,7 @@ class Stages:
     first_paid: datetime
     last_paid: datetime
     commits: dict[str, int]  # transactions committed per service database while paying
+    cpu: dict[str, float]  # CPU seconds per process (Postgres per database too), dealt to paid
 
     @property
     def seconds(self) -> float:
@@ -90,6 +91,12 @@ class Stages:
             f" first paid +{since(self.first_paid)} s, last paid +{since(self.last_paid)} s;"
             " commits per bet while paying: "
             + ", ".join(f"{db} {n / self.bets:.2f}" for db, n in self.commits.items())
+            + "; CPU from the first scan to the last bet paid: "
+            + ", ".join(
+                f"{name} {seconds:.2f} s"
+                for name, seconds in sorted(self.cpu.items(), key=lambda item: -item[1])
+                if seconds >= 0.005
+            )
         )
 
 
@@ -206,6 +213,7 @@ async def settle_round(
         )
         catch_up = time.perf_counter() - deadline
         commits_before = await commits(wallet_db, system)
+        cpu_before = cpu_seconds(system)
         await deal(system, table_id, device)
         closed = await studio.wait_for_event(table, table_id, "RoundClosed")
         await poll(
@@ -216,6 +224,7 @@ async def settle_round(
             within=600 + placed / 20,
             every=every,
         )
+        cpu_after = cpu_seconds(system)
         await asyncio.sleep(1.0)  # Postgres publishes its statistics about once a second
         commits_after = await commits(wallet_db, system)
         first_paid, last_paid = await wallet_db.fetchrow(
@@ -240,6 +249,7 @@ async def settle_round(
         first_paid,
         last_paid,
         {db: commits_after[db] - commits_before[db] for db in commits_before},
+        {name: cpu_after[name] - cpu_before.get(name, 0.0) for name in cpu_after},
     )
 
 

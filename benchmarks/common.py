@@ -71,8 +71,11 @@ async def fresh_system(
 def cpu_seconds(system: System) -> dict[str, float]:
     """CPU time (user + system) used so far by each service's process, by Postgres (all its
     processes, other databases' too), by the Kafka broker, and by the whole machine (the
-    load generator too), from Linux's /proc. Subtract two readings for a span's use."""
+    load generator too), from Linux's /proc. Subtract two readings for a span's use. Also
+    `postgres:<service>`: the backends connected to that service's database (a backend
+    that ends meanwhile takes its share with it: the services keep theirs in pools)."""
     tick = os.sysconf("SC_CLK_TCK")
+    by_database = {database: service for service, database in system.databases.items()}
     used: dict[str, float] = {"postgres": 0.0, "kafka": 0.0}
     for name, process in system.processes.processes.items():
         used[name] = _process_cpu(process.pid, tick)
@@ -87,7 +90,13 @@ def cpu_seconds(system: System) -> dict[str, float]:
         except OSError:
             continue  # gone meanwhile
         if program == "postgres":
-            used["postgres"] += _process_cpu(int(entry.name), tick)
+            cpu = _process_cpu(int(entry.name), tick)
+            used["postgres"] += cpu
+            # a backend's title: "postgres: <user> <database> <client> <state>"
+            title = command.split(b"\0")[0].split()
+            if len(title) > 2 and title[2].decode() in by_database:
+                service = f"postgres:{by_database[title[2].decode()]}"
+                used[service] = used.get(service, 0.0) + cpu
         elif program == "java" and b"kafka.Kafka" in command:
             used["kafka"] += _process_cpu(int(entry.name), tick)
     with open("/proc/stat") as stat:

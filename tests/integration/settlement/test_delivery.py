@@ -210,7 +210,8 @@ async def test_a_round_another_instance_already_settled_is_adopted_not_settled_a
         await settlement.round_closed(connection, result, _envelope(result))
         stored = [dict(r) for r in await connection.fetch("SELECT * FROM bets")]
         await connection.execute(
-            "UPDATE rounds SET settled = false, totals = NULL; UPDATE bets SET outcome = NULL,"
+            "UPDATE rounds SET settled = false, decided_at = NULL, totals = NULL;"
+            " UPDATE bets SET outcome = NULL,"
             " returned = NULL, fraction_kept = NULL, odds = NULL, settled_at = NULL"
         )
     version_before = await store.stream_version(settlement_stream(round_id("T9")))

@@ -23,6 +23,7 @@ from .consumers import (
 )
 from .entrypoints import router
 from .handlers import Settlement
+from .settler import Settler
 
 SERVICE_NAME = "settlement"
 
@@ -41,7 +42,10 @@ def create_app(settings: SettlementSettings | None = None) -> FastAPI:
         try:
             await runtime.start()
             await migrate(runtime.pool)
-            settlement = Settlement(runtime.store)
+            # the parts of a large round after its first, a transaction each (settler.py)
+            settler = Settler(runtime.pool, runtime.store)
+            runtime.spawn(settler.run(runtime.stopping), name=f"{SERVICE_NAME}-settler")
+            settlement = Settlement(runtime.store, on_decided=settler.take)
             # both only write to Postgres: a poll's worth of events in one transaction
             on_table = table_events_handler(settlement)
             on_wallet = wallet_events_handler(settlement)

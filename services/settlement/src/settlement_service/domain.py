@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
 from typing import Any, Literal
@@ -20,6 +20,7 @@ from uuid import UUID
 from teenpatti import engine
 from teenpatti.events import Event
 from teenpatti.events.catalog import (
+    SETTLEMENT_PART,
     BetsSettled,
     CurrencyTotals,
     RoundClosed,
@@ -81,9 +82,40 @@ class Held:
 
 @dataclass(frozen=True)
 class Settle:
-    parts: tuple[BetsSettled, ...]  # the bets in the round's order, in parts
+    """The round's settlement: its bets' lines in the round's order, appended in parts of
+    `SETTLEMENT_PART`, then the round's summary. A part is validated when it is first asked
+    for, so that the first can be appended before the others are built."""
+
+    lines: Sequence[Mapping[str, Any]]  # each bet's SettledBet fields, in the round's order
     round: RoundSettled
     paytable_source: PaytableSource
+    _parts: dict[int, BetsSettled] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def event_count(self) -> int:
+        """The parts and the summary: the settlement stream's version once all are appended."""
+        return -(-len(self.lines) // SETTLEMENT_PART) + 1
+
+    def event(self, index: int) -> Event:
+        """The `index`-th event to append (0-based): a part, or the summary last."""
+        if not 0 <= index < self.event_count:
+            raise IndexError(f"a settlement of {self.event_count} events has no event {index}")
+        if index == self.event_count - 1:
+            return self.round
+        return self._part(index)
+
+    def _part(self, index: int) -> BetsSettled:
+        if index not in self._parts:
+            start = index * SETTLEMENT_PART
+            lines = self.lines[start : start + SETTLEMENT_PART]
+            [self._parts[index]] = BetsSettled.parts(
+                self.round.round_id, self.round.table_id, lines
+            )
+        return self._parts[index]
+
+    @property
+    def parts(self) -> tuple[BetsSettled, ...]:
+        return tuple(self._part(index) for index in range(self.event_count - 1))
 
     @property
     def bets(self) -> list[SettledBet]:
@@ -220,7 +252,6 @@ def decide(facts: RoundFacts, bets: Sequence[PlacedBet], settled_at: datetime) -
         )
 
     lines = [_line(bet, outcome(bet.bet_type, bet.stake, bet.currency)) for bet in ordered]
-    parts = BetsSettled.parts(facts.round_id, facts.table_id, lines)  # validated part by part
     summary = RoundSettled(
         round_id=facts.round_id,
         table_id=facts.table_id,
@@ -229,7 +260,7 @@ def decide(facts: RoundFacts, bets: Sequence[PlacedBet], settled_at: datetime) -
         totals=currency_totals((s["currency"], s["stake"], s["returned"]) for s in lines),
         settled_at=settled_at,
     )
-    return Settle(tuple(parts), summary, source)
+    return Settle(lines, summary, source)
 
 
 # outcome, returned, fraction kept, odds: what a bet's line says beyond the bet

@@ -2,8 +2,10 @@
 
 Each runs inside the consumer's Postgres transaction (the one that also records the event as
 processed), after locking the round's row: so a round's events are applied one at a time
-across consumers and instances, and the settlement events, the bets' outcomes and the round's
-`settled` flag commit together or not at all.
+across consumers and instances. The transaction that makes a round ready decides its
+settlement: it appends the first part (the whole settlement, for a round of up to one part)
+with those bets' outcomes and the round's `decided_at`, together or not at all; a `Settler`
+appends the other parts, a transaction each (`settler.py`).
 
 An identical repeat of a fact (a redelivery under a new event id) changes nothing. A second,
 different version of a fact (another book, result, pay table or bet under the same id) is
@@ -51,9 +53,18 @@ def _utc_now() -> datetime:
 class Settlement:
     """The settlement use cases over one event store (the service's own database)."""
 
-    def __init__(self, store: AsyncpgEventStore, clock: Callable[[], datetime] = _utc_now) -> None:
+    def __init__(
+        self,
+        store: AsyncpgEventStore,
+        clock: Callable[[], datetime] = _utc_now,
+        *,
+        on_decided: Callable[[Settle], None] | None = None,
+    ) -> None:
+        """`on_decided` hears of each settlement decided with events left to append (the
+        `Settler`'s `take`), once they are in the consumer's transaction."""
         self._store = store
         self._clock = clock
+        self._on_decided = on_decided
 
     async def round_opened(
         self, connection: asyncpg.Connection, event: RoundOpened, cause: EventEnvelope
@@ -127,7 +138,7 @@ class Settlement:
         projection = SettlementProjection(connection)
         round_ = await projection.lock_round(event.round_id, event.table_id)
         bet = _placed(event)
-        held = await projection.add_bet(bet, event.slip_id)
+        held = await projection.add_bet(bet, event.slip_id, late=round_.decided)
         if held is not None:
             # The same bet again (a redelivery under a new event id): nothing to do, unless
             # it says something else, which only a person can sort out.
@@ -139,7 +150,7 @@ class Settlement:
                     f"BetPlaced {event.bet_id} arrived again with other values",
                 )
             return
-        if round_.settled:
+        if round_.decided:
             await _hold(
                 projection,
                 event.round_id,
@@ -197,7 +208,7 @@ class Settlement:
         cause: EventEnvelope,
     ) -> None:
         round_ = await projection.lock_round(round_id, table_id)  # already ours: a fresh read
-        if round_.settled:
+        if round_.decided:
             return
         # Cheap checks first: during betting every BetPlaced comes here, and loading every
         # bet of the round each time would cost O(bets²) per round. decide() applies the
@@ -230,13 +241,16 @@ class Settlement:
     ) -> None:
         round_id = decision.round.round_id
         stream_id = settlement_stream(round_id)
+        # the first part now, the others by the settler; a round of one part is whole here
+        first = decision.event_count if decision.event_count <= 2 else 1
+        events = [decision.event(index) for index in range(first)]
         try:
             # A savepoint: whatever the append does, the consumer's transaction stays usable.
             async with projection.connection.transaction():
                 await self._store.append(
                     stream_id,
                     0,
-                    decision.events,
+                    events,
                     table_id=table_id,
                     correlation_id=cause.correlation_id,
                     causation_id=cause.event_id,
@@ -246,16 +260,32 @@ class Settlement:
             # Someone settled this round already (the row lock makes that all but impossible
             # here): the stream is the truth, so take its settlement and emit nothing.
             log.warning("round %s: %s already exists; adopting it", round_id, stream_id)
-            await _adopt_stored_settlement(projection, stream_id)
+            settled_at = decision.round.settled_at
+            if not await adopt_stored_settlement(projection, stream_id, settled_at):
+                # its last events are still to come: ours are the same, from the same facts
+                await projection.mark_decided(round_id, settled_at, decision.paytable_source)
+                if self._on_decided is not None:
+                    self._on_decided(decision)
             return
         if decision.paytable_source == "published_fallback":
             log.warning("round %s settled with the published pay table: no RoundOpened", round_id)
-        await projection.mark_settled(decision.round, decision.bets, decision.paytable_source)
+        settled_at = decision.round.settled_at
+        await projection.mark_decided(round_id, settled_at, decision.paytable_source)
+        await projection.mark_bets(
+            [line for part in events if isinstance(part, BetsSettled) for line in part.bets],
+            settled_at,
+        )
+        if first == decision.event_count:
+            await projection.mark_round_settled(decision.round, decision.paytable_source)
+        elif self._on_decided is not None:
+            self._on_decided(decision)
         log.info(
-            "round %s settled: %d bets, cancelled=%s",
+            "round %s settled: %d bets, cancelled=%s, %d of its %d events appended",
             round_id,
             decision.round.bet_count,
             decision.round.cancelled,
+            first,
+            decision.event_count,
         )
 
 
@@ -264,7 +294,12 @@ async def _hold(projection: SettlementProjection, round_id: str, kind: str, deta
     await projection.record_problem(round_id, kind, detail)
 
 
-async def _adopt_stored_settlement(projection: SettlementProjection, stream_id: str) -> None:
+async def adopt_stored_settlement(
+    projection: SettlementProjection, stream_id: str, settled_at: datetime
+) -> bool:
+    """The projection from a settlement already in the store: its bets' outcomes, and the
+    round settled if the stream holds its summary (True); if it does not (its last events
+    still to come), the bets it holds, as settled at `settled_at`."""
     bets: list[SettledBet] = []
     summary: RoundSettled | None = None
     for event_type, version, payload in await projection.stored_settlement(stream_id):
@@ -275,8 +310,11 @@ async def _adopt_stored_settlement(projection: SettlementProjection, stream_id: 
             bets.append(SettledBet.of(event))
         elif isinstance(event, RoundSettled):
             summary = event
-    if summary is not None:
-        await projection.mark_settled(summary, bets, None)
+    if summary is None:
+        await projection.mark_bets(bets, settled_at)
+        return False
+    await projection.mark_settled(summary, bets, None)
+    return True
 
 
 def _essentials(bet: PlacedBet) -> tuple[object, ...]:

@@ -589,8 +589,12 @@ class AsyncpgEventStore:
             for appended in appends
         ]
 
-    async def stream_version(self, stream_id: str) -> int:
-        version = await self._pool.fetchval(
+    async def stream_version(
+        self, stream_id: str, *, connection: asyncpg.Connection | None = None
+    ) -> int:
+        """The stream's version (0 if it does not exist); on `connection`, in its transaction."""
+        executor = connection if connection is not None else self._pool
+        version = await executor.fetchval(
             "SELECT version FROM streams WHERE stream_id = $1", stream_id
         )
         return int(version or 0)

@@ -39,6 +39,9 @@ CREATE TABLE IF NOT EXISTS rounds (
     totals           jsonb,               -- RoundSettled.totals, every operator
     updated_at       timestamptz NOT NULL DEFAULT now()
 );
+-- set when the round's settlement is decided (its first events appended): RoundSettled's
+-- settled_at; `settled` once the last of its events is appended
+ALTER TABLE rounds ADD COLUMN IF NOT EXISTS decided_at timestamptz;
 CREATE TABLE IF NOT EXISTS bets (
     bet_id        uuid PRIMARY KEY,
     round_id      text NOT NULL,
@@ -56,6 +59,8 @@ CREATE TABLE IF NOT EXISTS bets (
     odds          text,
     settled_at    timestamptz
 );
+-- a bet that arrived after its round's settlement was decided: stored, never settled
+ALTER TABLE bets ADD COLUMN IF NOT EXISTS late boolean NOT NULL DEFAULT false;
 -- written twice, recorded then settled: room for the second version on the row's page (a
 -- HOT update, no index touched); see wallet_bets
 ALTER TABLE bets SET (fillfactor = 50);
@@ -92,12 +97,19 @@ class RoundRow:
     settled: bool
     settled_at: datetime | None
     paytable_source: str | None
+    decided_at: datetime | None
+
+    @property
+    def decided(self) -> bool:
+        """Its settlement is decided: being appended, or all appended (`settled`)."""
+        return self.settled or self.decided_at is not None
 
     def facts(self) -> RoundFacts:
         return RoundFacts(
             round_id=self.round_id,
             table_id=self.table_id,
-            paytable=self.paytable,
+            # decided on the published table: a RoundOpened that came after changes nothing
+            paytable=None if self.paytable_source == "published_fallback" else self.paytable,
             result=None if self.result is None else RoundClosed.model_validate(self.result),
             cancel_reason=(self.cancel_reason or "cancelled") if self.cancelled else None,
             book=self.book,
@@ -106,7 +118,8 @@ class RoundRow:
 
 _ROUND_COLUMNS = (
     "round_id, table_id, paytable::text, result::text, cancelled, cancel_reason, book_closed,"
-    " book_bet_count, book_digest, book_total_stake::text, settled, settled_at, paytable_source"
+    " book_bet_count, book_digest, book_total_stake::text, settled, settled_at, paytable_source,"
+    " decided_at"
 )
 
 
@@ -133,6 +146,7 @@ def _round(row: asyncpg.Record) -> RoundRow:
         settled=row["settled"],
         settled_at=row["settled_at"],
         paytable_source=row["paytable_source"],
+        decided_at=row["decided_at"],
     )
 
 
@@ -217,14 +231,19 @@ class SettlementProjection:
             json.dumps(dict(book.total_stake)),
         )
 
-    async def add_bet(self, bet: PlacedBet, slip_id: UUID) -> PlacedBet | None:
-        """Insert the bet; None if new, else the row already held under its id."""
-        if bet.bet_id in await self.add_bets([(bet, slip_id)]):
+    async def add_bet(
+        self, bet: PlacedBet, slip_id: UUID, *, late: bool = False
+    ) -> PlacedBet | None:
+        """Insert the bet; None if new, else the row already held under its id. A `late` bet
+        (its round's settlement decided) is stored apart from the round's book."""
+        if bet.bet_id in await self.add_bets([(bet, slip_id)], late=late):
             return None
         row = await self._connection.fetchrow("SELECT * FROM bets WHERE bet_id = $1", bet.bet_id)
         return _placed_bet(row)
 
-    async def add_bets(self, bets: Sequence[tuple[PlacedBet, UUID]]) -> set[UUID]:
+    async def add_bets(
+        self, bets: Sequence[tuple[PlacedBet, UUID]], *, late: bool = False
+    ) -> set[UUID]:
         """Insert these (bet, slip id) in one statement; the ids of those that were new (the
         others are held already under their id)."""
         columns: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [], [], [])
@@ -245,23 +264,26 @@ class SettlementProjection:
                 column.append(value)
         rows = await self._connection.fetch(
             "INSERT INTO bets (bet_id, round_id, table_id, slip_id, operator_id, player_id,"
-            " bet_type, stake, currency, placed_at)"
-            " SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::text[],"
-            " $6::text[], $7::text[], $8::bigint[], $9::text[], $10::timestamptz[])"
+            " bet_type, stake, currency, placed_at, late)"
+            " SELECT *, $11 FROM unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[],"
+            " $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::timestamptz[])"
             " ON CONFLICT (bet_id) DO NOTHING RETURNING bet_id",
             *columns,
+            late,
         )
         return {row[0] for row in rows}
 
     async def count_bets(self, round_id: str) -> int:
         count = await self._connection.fetchval(
-            "SELECT count(*) FROM bets WHERE round_id = $1", round_id
+            "SELECT count(*) FROM bets WHERE round_id = $1 AND NOT late", round_id
         )
         return int(count)
 
     async def bets_of_round(self, round_id: str) -> list[PlacedBet]:
+        """The round's bets, those its book names (not the late ones)."""
         rows = await self._connection.fetch(
-            "SELECT * FROM bets WHERE round_id = $1 ORDER BY placed_at, bet_id", round_id
+            "SELECT * FROM bets WHERE round_id = $1 AND NOT late ORDER BY placed_at, bet_id",
+            round_id,
         )
         return [_placed_bet(row) for row in rows]
 
@@ -275,6 +297,17 @@ class SettlementProjection:
             detail,
         )
 
+    async def mark_decided(self, round_id: str, settled_at: datetime, paytable_source: str) -> None:
+        """The round's settlement is decided, as of `settled_at` (RoundSettled's), with the
+        pay table from `paytable_source`; its events are being appended."""
+        await self._connection.execute(
+            "UPDATE rounds SET decided_at = $2, paytable_source = $3, updated_at = now()"
+            " WHERE round_id = $1",
+            round_id,
+            settled_at,
+            paytable_source,
+        )
+
     async def mark_settled(
         self,
         summary: RoundSettled,
@@ -282,6 +315,11 @@ class SettlementProjection:
         paytable_source: str | None,
     ) -> None:
         """Fill every bet's outcome and mark the round settled, from the settlement events."""
+        await self.mark_bets(bets, summary.settled_at)
+        await self.mark_round_settled(summary, paytable_source)
+
+    async def mark_bets(self, bets: Sequence[SettledBet], settled_at: datetime) -> None:
+        """Fill these bets' outcomes, from their settlement lines."""
         await self._connection.execute(
             "UPDATE bets SET outcome = s.outcome, returned = s.returned,"
             " fraction_kept = s.fraction_kept, odds = s.odds, settled_at = $6"
@@ -293,16 +331,38 @@ class SettlementProjection:
             [b.returned for b in bets],
             [b.fraction_kept for b in bets],
             [b.odds for b in bets],
-            summary.settled_at,
+            settled_at,
         )
+
+    async def mark_round_settled(self, summary: RoundSettled, paytable_source: str | None) -> None:
+        """Every event of the round's settlement is appended: the round is settled."""
         await self._connection.execute(
             "UPDATE rounds SET settled = true, settled_at = $2, totals = $3::jsonb,"
+            " decided_at = COALESCE(decided_at, $2),"
             " paytable_source = COALESCE($4, paytable_source), updated_at = now()"
             " WHERE round_id = $1",
             summary.round_id,
             summary.settled_at,
             json.dumps({c: t.model_dump() for c, t in summary.totals.items()}),
             paytable_source,
+        )
+
+    async def lock_unsettled(self, round_id: str) -> RoundRow | None:
+        """The round's row locked until the transaction ends, if it is decided and not yet
+        settled (a settlement to go on with); else None. The lock is taken whatever the row
+        says, so that a decision being committed is waited for and seen."""
+        row = await self._connection.fetchrow(
+            f"SELECT {_ROUND_COLUMNS} FROM rounds WHERE round_id = $1 FOR UPDATE", round_id
+        )
+        if row is None:
+            return None
+        round_ = _round(row)
+        return round_ if round_.decided and not round_.settled else None
+
+    async def touch(self, round_id: str) -> None:
+        """The round's settlement moved on (see `stalled_settlements`)."""
+        await self._connection.execute(
+            "UPDATE rounds SET updated_at = now() WHERE round_id = $1", round_id
         )
 
     async def conflicts(self, round_id: str) -> list[str]:
@@ -322,6 +382,17 @@ class SettlementProjection:
             stream_id,
         )
         return [(row[0], row[1], json.loads(row[2])) for row in rows]
+
+
+async def stalled_settlements(pool: asyncpg.Pool, quiet_seconds: float) -> list[str]:
+    """Rounds decided but not settled whose row has not moved for `quiet_seconds`: their
+    settler stopped (an instance that died), so another goes on with them."""
+    rows = await pool.fetch(
+        "SELECT round_id FROM rounds WHERE decided_at IS NOT NULL AND NOT settled"
+        " AND updated_at < now() - make_interval(secs => $1) ORDER BY decided_at",
+        quiet_seconds,
+    )
+    return [row[0] for row in rows]
 
 
 # ------------------------------------------------------------------ reads (HTTP API)

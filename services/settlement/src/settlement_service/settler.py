@@ -1,0 +1,166 @@
+"""The rest of a decided round's settlement, appended an event per transaction.
+
+The consumer's transaction that makes a round ready decides its settlement
+(`Settlement._settle`): it appends the first `BetsSettled` part with those bets' outcomes and
+sets `rounds.decided_at` (RoundSettled's `settled_at`). A round of one part is then whole.
+For a larger round the `Settler` appends the other parts and the summary, each in its own
+transaction with that part's bets marked settled, and the last one sets `rounds.settled`.
+Each part reaches Kafka, and the wallet, as soon as it commits, while the later ones are
+still being built: the two services' work on a large round overlaps instead of running one
+after the other.
+
+Exactly once: each transaction locks the round's row, reads the settlement stream's version
+and appends the next event at that expected version, so whichever instance goes on, an event
+is appended once, after the one before it. The parts are a pure function of the round's
+facts, its book's bets and `decided_at`, so an instance that did not decide the round (after
+a restart, or taking over from one that died) builds the same ones. A round whose row has
+not moved for `STALLED_SECONDS` is taken up by any instance's settler.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from uuid import UUID
+
+import asyncpg
+
+from teenpatti.events.catalog import BetsSettled
+from teenpatti.eventsourcing import AsyncpgEventStore
+
+from .adapters.postgres import RoundRow, SettlementProjection, stalled_settlements
+from .domain import Settle, decide
+from .handlers import adopt_stored_settlement, settlement_stream
+
+log = logging.getLogger(__name__)
+
+STALLED_SECONDS = 5.0  # a decided round's row quiet this long: its settler stopped
+RETRY_SECONDS = 1.0  # after a failed transaction, before the round is tried again
+
+
+class Settler:
+    """Appends the settlement events that decided rounds still miss, one round at a time."""
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        store: AsyncpgEventStore,
+        *,
+        stalled_seconds: float = STALLED_SECONDS,
+    ) -> None:
+        self._pool = pool
+        self._store = store
+        self._stalled_seconds = stalled_seconds
+        self._plans: dict[str, Settle] = {}  # decided here: no need to build them again
+        self._due: dict[str, None] = {}  # round ids, in the order they came
+        self._wake = asyncio.Event()
+
+    def take(self, decision: Settle) -> None:
+        """A settlement decided in a consumer's transaction, with events left to append.
+        Its first transaction waits for that one's lock on the round, so it goes on only
+        once the decision is committed (or finds nothing to do if it was rolled back)."""
+        round_id = decision.round.round_id
+        self._plans[round_id] = decision
+        self._due.setdefault(round_id)
+        self._wake.set()
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Until `stop`: the rounds taken, and every `stalled_seconds` the stalled ones."""
+        while not stop.is_set():
+            try:
+                for round_id in await stalled_settlements(self._pool, self._stalled_seconds):
+                    self._due.setdefault(round_id)
+            except (OSError, asyncpg.PostgresError) as error:
+                log.warning("settler: cannot look for stalled settlements: %s", error)
+            while self._due and not stop.is_set():
+                round_id = next(iter(self._due))
+                try:
+                    await self.settle(round_id)
+                except Exception:  # a database gone, a conflict: the loop must go on
+                    # the next look for stalled rounds finds it again
+                    log.exception("settler: round %s stopped; to be retried", round_id)
+                    await asyncio.sleep(RETRY_SECONDS)
+                self._due.pop(round_id, None)
+                self._plans.pop(round_id, None)
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self._stalled_seconds):
+                    await _first_of(self._wake, stop)
+
+    async def settle(self, round_id: str) -> None:
+        """Append the round's missing settlement events, one per transaction, to the end."""
+        cause: tuple[UUID, UUID | None] | None = None
+        while True:
+            async with self._pool.acquire() as connection, connection.transaction():
+                projection = SettlementProjection(connection)
+                round_ = await projection.lock_unsettled(round_id)
+                if round_ is None:
+                    return  # settled (here or elsewhere), or the decision rolled back
+                stream_id = settlement_stream(round_id)
+                version = await self._store.stream_version(stream_id, connection=connection)
+                plan = await self._plan(projection, round_)
+                if plan is None:
+                    return
+                assert round_.decided_at is not None  # lock_unsettled: decided
+                if version >= plan.event_count:
+                    # all appended already (the projection did not hear): take them as stored
+                    await adopt_stored_settlement(projection, stream_id, round_.decided_at)
+                    return
+                if cause is None:
+                    cause = await _cause(connection, stream_id)
+                event = plan.event(version)
+                await self._store.append(
+                    stream_id,
+                    version,
+                    [event],
+                    table_id=round_.table_id,
+                    correlation_id=cause[0],
+                    causation_id=cause[1],
+                    connection=connection,
+                )
+                if event is plan.round:
+                    await projection.mark_round_settled(plan.round, plan.paytable_source)
+                    log.info("round %s: the last of its %d events appended", round_id, version + 1)
+                    return
+                assert isinstance(event, BetsSettled)
+                await projection.mark_bets(event.bets, round_.decided_at)
+                await projection.touch(round_id)
+
+    async def _plan(self, projection: SettlementProjection, round_: RoundRow) -> Settle | None:
+        """The round's settlement as decided: the one taken, or built again the same way."""
+        plan = self._plans.get(round_.round_id)
+        if plan is not None and plan.round.settled_at == round_.decided_at:
+            return plan
+        assert round_.decided_at is not None
+        decision = decide(
+            round_.facts(), await projection.bets_of_round(round_.round_id), round_.decided_at
+        )
+        if not isinstance(decision, Settle):
+            # its facts are those it was decided on: only a changed database gets here
+            log.error("round %s: decided, but now %s; left for a person", round_.round_id, decision)
+            return None
+        self._plans[round_.round_id] = decision
+        return decision
+
+
+async def _cause(connection: asyncpg.Connection, stream_id: str) -> tuple[UUID, UUID | None]:
+    """The correlation and causation of the settlement's first event: the later ones share
+    them (they are the same decision's)."""
+    row = await connection.fetchrow(
+        "SELECT correlation_id, causation_id FROM events WHERE stream_id = $1"
+        " ORDER BY stream_version LIMIT 1",
+        stream_id,
+    )
+    if row is None:
+        raise RuntimeError(f"{stream_id}: a decided settlement without its first event")
+    return row[0], row[1]
+
+
+async def _first_of(*events: asyncio.Event) -> None:
+    waits = [asyncio.create_task(event.wait()) for event in events]
+    try:
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()

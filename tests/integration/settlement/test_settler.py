@@ -1,0 +1,220 @@
+"""A round of more than one part: decided with its first part, the rest appended by a
+`Settler` a transaction each, exactly once whoever goes on with it."""
+
+from __future__ import annotations
+
+import asyncio
+
+import asyncpg
+
+from settlement_service.adapters.postgres import migrate, stalled_settlements
+from settlement_service.app import create_app
+from settlement_service.config import SettlementSettings
+from settlement_service.handlers import Settlement, settlement_stream
+from settlement_service.settler import Settler
+from teenpatti.events import Event, EventEnvelope, new_envelope
+from teenpatti.events.catalog import (
+    SETTLEMENT_PART,
+    BetPlaced,
+    BetsSettled,
+    RoundClosed,
+    RoundSettled,
+    SettledBet,
+    registry,
+)
+from teenpatti.eventsourcing import AsyncpgEventStore
+
+from ..services import running
+from .conftest import (
+    PUBLISHED,
+    book,
+    closed,
+    connect,
+    feed_table,
+    feed_wallet,
+    opened,
+    placed,
+    round_id,
+    settlements,
+    slip,
+)
+
+BETS = 2 * SETTLEMENT_PART + 500  # three parts
+EVENTS = 4  # and the summary
+
+
+def a_wins(table_id: str) -> RoundClosed:
+    return closed(
+        table_id,
+        ["9S", "10C", "9H", "7D", "8C", "6S"],
+        winner="player_a",
+        a="pair",
+        b="high_card",
+        bonus="straight",
+    )
+
+
+def the_bets(table_id: str, count: int = BETS) -> list[BetPlaced]:
+    """Player A for 100 (pays 0.95:1: 195 back) and Tie for 10 (lost), in turn: each
+    player's two bets side by side, as one slip."""
+    return [
+        placed(table_id, "player_a", 100, player=f"p-{n // 2 % 7}")
+        if n % 2 == 0
+        else placed(table_id, "tie", 10, player=f"p-{n // 2 % 7}")
+        for n in range(count)
+    ]
+
+
+def _envelope(event: Event) -> EventEnvelope:
+    return new_envelope(event, stream_id="tests", stream_version=1, table_id="T", producer="t")
+
+
+async def decided(pool: asyncpg.Pool, store: AsyncpgEventStore, table_id: str) -> list[BetPlaced]:
+    """A round of BETS bets settled by a consumer's transaction with no settler told: its
+    settlement is decided and only its first part is appended."""
+    await migrate(pool)
+    settlement = Settlement(store)
+    bets = the_bets(table_id)
+    async with pool.acquire() as connection, connection.transaction():
+        await settlement.bets_placed(connection, [(bet, _envelope(bet)) for bet in bets])
+        sealed = book(table_id, bets)
+        await settlement.book_closed(connection, sealed, _envelope(sealed))
+        result = a_wins(table_id)
+        await settlement.round_closed(connection, result, _envelope(result))
+    return bets
+
+
+async def stored(pool: asyncpg.Pool, table_id: str) -> list[asyncpg.Record]:
+    return list(
+        await pool.fetch(
+            "SELECT stream_version, event_type, schema_version, payload::text AS payload,"
+            " transaction_id FROM events WHERE stream_id = $1 ORDER BY stream_version",
+            settlement_stream(round_id(table_id)),
+        )
+    )
+
+
+def lines(rows: list[asyncpg.Record]) -> list[SettledBet]:
+    parts = [registry.decode_json(r["event_type"], r["schema_version"], r["payload"]) for r in rows]
+    return [line for part in parts if isinstance(part, BetsSettled) for line in part.bets]
+
+
+def assert_settled_once(rows: list[asyncpg.Record], bets: list[BetPlaced]) -> None:
+    assert [r["stream_version"] for r in rows] == list(range(1, EVENTS + 1))
+    assert [r["event_type"] for r in rows] == ["BetsSettled"] * (EVENTS - 1) + ["RoundSettled"]
+    settled = lines(rows)
+    assert [line.bet_id for line in settled] == [bet.bet_id for bet in bets]  # each once, in order
+    assert {(line.bet_type, line.outcome, line.returned) for line in settled} == {
+        ("player_a", "won", 195),
+        ("tie", "lost", 0),
+    }
+    summary = registry.decode_json("RoundSettled", 1, rows[-1]["payload"])
+    assert isinstance(summary, RoundSettled)
+    assert summary.bet_count == BETS
+    half = BETS // 2
+    assert summary.totals["INR"].model_dump() == {
+        "stake": half * 100 + half * 10,
+        "returned": half * 195,
+        "house_result": half * 110 - half * 195,
+    }
+
+
+async def test_a_large_round_is_decided_with_its_first_part_and_the_rest_follow_one_by_one(
+    store: AsyncpgEventStore, pool: asyncpg.Pool
+) -> None:
+    bets = await decided(pool, store, "S1")
+    rows = await stored(pool, "S1")
+    assert [r["event_type"] for r in rows] == ["BetsSettled"]
+    round_ = await pool.fetchrow("SELECT decided_at, settled FROM rounds")
+    assert round_["decided_at"] is not None and not round_["settled"]
+    assert await pool.fetchval("SELECT count(*) FROM bets WHERE outcome IS NOT NULL") == (
+        SETTLEMENT_PART
+    )
+
+    await Settler(pool, store).settle(round_id("S1"))
+
+    rows = await stored(pool, "S1")
+    assert_settled_once(rows, bets)
+    # the decision's transaction, then one transaction per event: each part is on its way
+    # to the wallet as soon as it is appended
+    assert len({r["transaction_id"] for r in rows}) == EVENTS
+    assert await pool.fetchval("SELECT count(*) FROM bets WHERE outcome IS NULL") == 0
+    assert await pool.fetchval("SELECT settled_at = decided_at AND settled FROM rounds")
+    # again: nothing more
+    await Settler(pool, store).settle(round_id("S1"))
+    assert len(await stored(pool, "S1")) == EVENTS
+
+
+async def test_two_settlers_going_on_with_one_round_append_each_event_once(
+    store: AsyncpgEventStore, pool: asyncpg.Pool
+) -> None:
+    bets = await decided(pool, store, "S2")
+    async with asyncio.timeout(60):
+        await asyncio.gather(
+            Settler(pool, store).settle(round_id("S2")),
+            Settler(pool, store).settle(round_id("S2")),
+        )
+    assert_settled_once(await stored(pool, "S2"), bets)
+
+
+async def test_a_stalled_settlement_is_taken_up_with_the_parts_it_was_decided_with(
+    store: AsyncpgEventStore, pool: asyncpg.Pool
+) -> None:
+    # The instance that decided the round died after its first part. Meanwhile a bet the
+    # book does not name and the round's RoundOpened (another pay table: Player A 1:1) came.
+    bets = await decided(pool, store, "S3")
+    settlement = Settlement(store)
+    late = placed("S3", "player_a", 100)
+    other_table = {**PUBLISHED, "name": "house", "player_a": "1"}
+    async with pool.acquire() as connection, connection.transaction():
+        await settlement.bet_placed(connection, late, _envelope(late))
+        round_opened = opened("S3", paytable=other_table)
+        await settlement.round_opened(connection, round_opened, _envelope(round_opened))
+    problems = {row[0] for row in await pool.fetch("SELECT kind FROM settlement_problems")}
+    assert problems == {f"bet_after_settlement:{late.bet_id}", "paytable_after_settlement"}
+    assert await stalled_settlements(pool, 0) == [round_id("S3")]
+
+    stop = asyncio.Event()
+    settler = Settler(pool, store, stalled_seconds=0.1)
+    running_settler = asyncio.create_task(settler.run(stop))
+    try:
+        async with asyncio.timeout(30):
+            while not await pool.fetchval("SELECT settled FROM rounds"):
+                await asyncio.sleep(0.05)
+    finally:
+        stop.set()
+        await running_settler
+
+    # the same parts as if it had gone on where it was decided: the book's bets only, paid
+    # by the published table the decision took
+    assert_settled_once(await stored(pool, "S3"), bets)
+    assert await pool.fetchval(
+        "SELECT late AND outcome IS NULL FROM bets WHERE bet_id = $1", late.bet_id
+    )
+    assert await stalled_settlements(pool, 0) == []
+
+
+async def test_the_service_settles_a_large_round_a_part_per_transaction(
+    settlement_settings: SettlementSettings,
+) -> None:
+    bets = the_bets("S4", SETTLEMENT_PART + 200)
+    slips = [slip(bets[start : start + 2]) for start in range(0, len(bets), 2)]
+    async with running(create_app(settlement_settings)):
+        await feed_table(settlement_settings, opened("S4"))
+        for one in slips:
+            await feed_wallet(settlement_settings, one)
+        await feed_wallet(settlement_settings, book("S4", bets))
+        await feed_table(settlement_settings, a_wins("S4"))
+        settled, rounds = await settlements(settlement_settings, 1)
+        connection = await connect(settlement_settings)
+        try:
+            transactions = await connection.fetch(
+                "SELECT DISTINCT transaction_id FROM events WHERE stream_id = $1",
+                settlement_stream(round_id("S4")),
+            )
+        finally:
+            await connection.close()
+    # a slip's bets share its time: the round's order puts them by id
+    assert sorted(line.bet_id for line in settled) == sorted(bet.bet_id for bet in bets)
+    assert rounds[0].bet_count == len(bets)
+    assert len(transactions) == 3  # the first part where decided, the second, the summary
