@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import Counter
 from contextlib import AsyncExitStack
 
@@ -249,3 +250,29 @@ async def test_two_versions_of_the_same_fact_hold_the_round(
     # the first version of each stays on record
     assert await pool.fetchval("SELECT stake FROM bets") == 100
     assert await pool.fetchval("SELECT book_bet_count FROM rounds") == 1
+
+
+async def test_bets_read_by_a_transaction_that_rolled_back_are_read_again(
+    store: AsyncpgEventStore, pool: asyncpg.Pool
+) -> None:
+    # The bets are read once the book is whole and kept for the result; a read whose
+    # transaction rolled back says nothing of what is stored.
+    await migrate(pool)
+    settlement = Settlement(store)
+    first = [placed("T7", "player_a", 100), placed("T7", "tie", 10)]
+    with contextlib.suppress(RuntimeError):
+        async with pool.acquire() as connection, connection.transaction():
+            await settlement.bets_placed(connection, [(bet, _envelope(bet)) for bet in first])
+            sealed = book("T7", first)
+            await settlement.book_closed(connection, sealed, _envelope(sealed))
+            raise RuntimeError("rolled back")
+    then = [placed("T7", "player_b", 100), placed("T7", "tie", 20)]
+    async with pool.acquire() as connection, connection.transaction():
+        await settlement.bets_placed(connection, [(bet, _envelope(bet)) for bet in then])
+        sealed = book("T7", then)
+        await settlement.book_closed(connection, sealed, _envelope(sealed))
+        result = a_wins("T7")
+        await settlement.round_closed(connection, result, _envelope(result))
+    assert await pool.fetchval("SELECT count(*) FROM settlement_problems") == 0
+    settled = await pool.fetch("SELECT bet_id FROM bets WHERE outcome IS NOT NULL")
+    assert sorted(row[0] for row in settled) == sorted(bet.bet_id for bet in then)

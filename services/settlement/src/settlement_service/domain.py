@@ -33,7 +33,7 @@ from teenpatti.events.catalog import (
 PaytableSource = Literal["round", "published_fallback", "none"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PlacedBet:
     bet_id: UUID
     round_id: str
@@ -174,12 +174,14 @@ def verified_result(closed: RoundClosed) -> engine.RoundResult:
     return result
 
 
-def readiness(facts: RoundFacts, bets: Sequence[PlacedBet]) -> Waiting | Held | None:
+def readiness(
+    facts: RoundFacts, bets: Sequence[PlacedBet], digest: str | None = None
+) -> Waiting | Held | None:
     """Why the round cannot be settled yet (or must be held); None when it can be.
 
     Ready: result or cancellation known, book sealed, as many bets as the book counts, the
     same digest and the same stake per currency. Disagreements are reported as soon as they
-    show, even before the result is known.
+    show, even before the result is known. `digest`: the bets' `book_digest`, if known.
     """
     book = facts.book
     if book is None:
@@ -191,7 +193,8 @@ def readiness(facts: RoundFacts, bets: Sequence[PlacedBet]) -> Waiting | Held | 
         )
     if len(bets) < book.bet_count:
         return Waiting(f"{len(bets)} of {book.bet_count} bets received")
-    digest = book_digest(bet.bet_id for bet in bets)
+    if digest is None:
+        digest = book_digest(bet.bet_id for bet in bets)
     if digest != book.digest:
         return Held(
             "digest_mismatch",
@@ -208,9 +211,12 @@ def readiness(facts: RoundFacts, bets: Sequence[PlacedBet]) -> Waiting | Held | 
     return None
 
 
-def decide(facts: RoundFacts, bets: Sequence[PlacedBet], settled_at: datetime) -> Decision:
-    """Settle the round if it is ready: each bet's BetSettled and the RoundSettled."""
-    not_ready = readiness(facts, bets)
+def decide(
+    facts: RoundFacts, bets: Sequence[PlacedBet], settled_at: datetime, digest: str | None = None
+) -> Decision:
+    """Settle the round if it is ready: each bet's BetSettled and the RoundSettled.
+    `digest`: the bets' `book_digest`, if known."""
+    not_ready = readiness(facts, bets, digest)
     if not_ready is not None:
         return not_ready
     round_: engine.RoundResult | engine.CancelledRound
@@ -235,7 +241,8 @@ def decide(facts: RoundFacts, bets: Sequence[PlacedBet], settled_at: datetime) -
                 pay_table = engine.pay_table_from_mapping(dict(facts.paytable))
             except engine.InvalidPayTableError as error:
                 return Held("invalid_paytable", str(error))
-    ordered = sorted(bets, key=lambda bet: (bet.placed_at, str(bet.bet_id)))
+    # a UUID orders as its canonical text does (its hex digits, in place)
+    ordered = sorted(bets, key=lambda bet: (bet.placed_at, bet.bet_id))
 
     # A bet's settlement depends only on its type, stake and currency once the round and
     # the pay table are known: worked out once for all the bets alike.

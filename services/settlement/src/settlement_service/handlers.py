@@ -32,6 +32,7 @@ from teenpatti.events.catalog import (
     RoundOpened,
     RoundSettled,
     SettledBet,
+    book_digest,
     registry,
 )
 from teenpatti.eventsourcing import AsyncpgEventStore, ConcurrencyError
@@ -65,6 +66,7 @@ class Settlement:
         self._store = store
         self._clock = clock
         self._on_decided = on_decided
+        self._books: dict[str, _BookRead] = {}  # round id -> its bets as last read
 
     async def round_opened(
         self, connection: asyncpg.Connection, event: RoundOpened, cause: EventEnvelope
@@ -215,15 +217,18 @@ class Settlement:
         # whole rule once the book is sealed and every bet may be there.
         if round_.book is None:
             return
-        if await projection.count_bets(round_id) < round_.book.bet_count:
+        count = await projection.count_bets(round_id)
+        if count < round_.book.bet_count:
             return
         conflicts = await projection.conflicts(round_id)
         if conflicts:
             # Two versions of the same fact: which one is right is for a person to say.
             log.error("round %s held: conflicting inputs %s", round_id, ", ".join(conflicts))
             return
-        bets = await projection.bets_of_round(round_id)
-        decision = decide(round_.facts(), bets, self._clock())
+        book = await self._book_read(projection, round_id, count)
+        decision = decide(round_.facts(), book.bets, self._clock(), book.digest)
+        if not isinstance(decision, Waiting):
+            self._books.pop(round_id, None)
         match decision:
             case Waiting(reason):
                 log.debug("round %s not ready: %s", round_id, reason)
@@ -231,6 +236,26 @@ class Settlement:
                 await _hold(projection, round_id, kind, detail)
             case Settle():
                 await self._settle(projection, decision, round_.table_id, cause)
+
+    async def _book_read(
+        self, projection: SettlementProjection, round_id: str, count: int
+    ) -> _BookRead:
+        """The round's `count` bets. Read once its book is whole (when the book is sealed,
+        for a round whose bets came first: before its result), and kept: bets are only ever
+        added, so as many bets as a committed transaction read (or this one) are those."""
+        kept = self._books.get(round_id)
+        if (
+            kept is not None
+            and len(kept.bets) == count
+            and await projection.committed_or_current(kept.transaction)
+        ):
+            return kept
+        transaction = await projection.transaction_id()
+        read = _BookRead(transaction, await projection.bets_of_round(round_id))
+        self._books[round_id] = read
+        while sum(len(book.bets) for book in self._books.values()) > KEPT_BETS:
+            del self._books[next(iter(self._books))]  # the oldest read
+        return read
 
     async def _settle(
         self,
@@ -315,6 +340,24 @@ async def adopt_stored_settlement(
         return False
     await projection.mark_settled(summary, bets, None)
     return True
+
+
+KEPT_BETS = 300_000  # bets of the rounds read and not yet settled, kept between transactions
+
+
+class _BookRead:
+    """A round's bets as one transaction read them, and their digest, worked out once."""
+
+    def __init__(self, transaction: int, bets: list[PlacedBet]) -> None:
+        self.transaction = transaction
+        self.bets = bets
+        self._digest: str | None = None
+
+    @property
+    def digest(self) -> str:
+        if self._digest is None:
+            self._digest = book_digest(bet.bet_id for bet in self.bets)
+        return self._digest
 
 
 def _essentials(bet: PlacedBet) -> tuple[object, ...]:

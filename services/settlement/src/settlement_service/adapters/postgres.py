@@ -287,6 +287,20 @@ class SettlementProjection:
         )
         return [_placed_bet(row) for row in rows]
 
+    async def transaction_id(self) -> int:
+        """This transaction's id (it is given one if it has none yet)."""
+        return int(await self._connection.fetchval("SELECT pg_current_xact_id()::text::bigint"))
+
+    async def committed_or_current(self, transaction: int) -> bool:
+        """Whether that transaction committed, or is this one."""
+        return bool(
+            await self._connection.fetchval(
+                "SELECT pg_xact_status(x) = 'committed' OR x = pg_current_xact_id()"
+                " FROM (SELECT $1::bigint::text::xid8 AS x) AS t",
+                transaction,
+            )
+        )
+
     async def record_problem(self, round_id: str, kind: str, detail: str) -> None:
         await self._connection.execute(
             "INSERT INTO settlement_problems (round_id, kind, detail) VALUES ($1, $2, $3)"
