@@ -36,6 +36,7 @@ class Received:
     key: bytes | None
     partition: int
     envelope: dict[str, Any]
+    headers: tuple[tuple[str, bytes], ...] = ()
 
 
 async def read_topic(
@@ -57,7 +58,12 @@ async def read_topic(
                 batches = await consumer.getmany(timeout_ms=500)
                 for records in batches.values():
                     received.extend(
-                        Received(record.key, record.partition, json.loads(record.value or b""))
+                        Received(
+                            record.key,
+                            record.partition,
+                            json.loads(record.value or b""),
+                            tuple(record.headers),
+                        )
                         for record in records
                     )
     finally:

@@ -19,6 +19,7 @@ from teenpatti.eventsourcing import (
     AsyncpgEventStore,
     KafkaEventConsumer,
     KafkaOutboxRelay,
+    each_in_order,
     kafka_producer,
     partition_for,
 )
@@ -413,3 +414,34 @@ async def test_records_it_may_pass_over_take_no_transaction_and_their_offsets_mo
         assert {str(row[0]) for row in processed} == odd, name  # the skipped left no row
         assert (runtime.stats.handled, runtime.stats.skipped) == (70, 70), name
     assert transactions, "the batch consumer handled its polls in transactions"
+
+
+async def test_records_whose_headers_name_a_type_to_pass_over_are_not_read(
+    store: AsyncpgEventStore,
+    pool: asyncpg.Pool,
+    producer: AIOKafkaProducer,
+    topic: str,
+    infrastructure: InfrastructureSettings,
+) -> None:
+    await pool.execute(EFFECTS)
+    await publish_events(store, producer, topic, 10)  # the relay names each one's type
+    # two records no relay wrote, whose values are not envelopes: passed over unread if the
+    # headers say it may be, parked if nothing does
+    headers = [("event_type", b"ChipCounted"), ("schema_version", b"2")]
+    await producer.send_and_wait(topic, b"not json", key=b"T1", headers=headers)
+    await producer.send_and_wait(topic, b"not json either", key=b"T1")
+
+    runtime = KafkaEventConsumer(
+        pool,
+        name="skips-unread",
+        topics=[topic],
+        bootstrap_servers=infrastructure.kafka_servers,
+        handler=record_effect,
+        batch_handler=each_in_order(record_effect),
+        skips_type=lambda event_type, version: (event_type, version) == ("ChipCounted", 2),
+    )
+    await run_until_handled(runtime, pool, infrastructure, topic, 0, records=12)
+    assert await effects(pool) == {}
+    parked = await pool.fetch("SELECT record_value FROM parked_events")
+    assert [row[0] for row in parked] == [b"not json either"]
+    assert (runtime.stats.skipped, runtime.stats.parked) == (11, 1)

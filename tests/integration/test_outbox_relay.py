@@ -63,6 +63,10 @@ async def test_events_reach_kafka_in_order_keyed_by_table(
             n * 10 + i for n in range(4) for i in range(5)
         ]
         assert all(r.envelope["table_id"] == table for r in mine)
+    # what each record is, for consumers that pass it over unread
+    assert {r.headers for r in received} == {
+        (("event_type", b"ChipCounted"), ("schema_version", b"2"))
+    }
     last = (await store.read_all(limit=100))[-1].global_position
     assert await relay.checkpoint() == last
 

@@ -60,15 +60,15 @@ def readable_only_batch(handler: BatchHandler) -> BatchHandler:
     return checked
 
 
-def _ignored_by(handles: frozenset[str]) -> Callable[[EventEnvelope], bool]:
-    """Whether an event is one a consumer handling `handles` may pass over: readable by
-    this build (else it is parked) and of another type."""
+def _ignored_by(handles: frozenset[str]) -> Callable[[str, int], bool]:
+    """Whether an event (its type and schema version) is one a consumer handling `handles`
+    may pass over: readable by this build (else it is parked) and of another type."""
 
-    def ignored(envelope: EventEnvelope) -> bool:
-        if envelope.event_type in handles:
+    def ignored(event_type: str, schema_version: int) -> bool:
+        if event_type in handles:
             return False
         try:
-            _check_readable(envelope)
+            _check_type_readable(event_type, schema_version)
         except EventContractError:
             return False
         return True
@@ -77,10 +77,14 @@ def _ignored_by(handles: frozenset[str]) -> Callable[[EventEnvelope], bool]:
 
 
 def _check_readable(envelope: EventEnvelope) -> None:
-    event_class = registry.event_class(envelope.event_type)  # UnknownEventTypeError
-    if not 1 <= envelope.schema_version <= event_class.schema_version:
+    _check_type_readable(envelope.event_type, envelope.schema_version)
+
+
+def _check_type_readable(event_type: str, schema_version: int) -> None:
+    event_class = registry.event_class(event_type)  # UnknownEventTypeError
+    if not 1 <= schema_version <= event_class.schema_version:
         raise UnsupportedSchemaVersionError(
-            f"{envelope.event_type} schema version {envelope.schema_version} is not"
+            f"{event_type} schema version {schema_version} is not"
             f" supported (this build reads versions 1 to {event_class.schema_version})"
         )
 
@@ -219,10 +223,12 @@ class ServiceRuntime:
         one Postgres transaction (with `batch_handler`, each poll's records in one, whatever
         partitions they come from; `max_records` bounds a poll). With `handles`, the event
         types the handlers act on, an event of another type that this build can read is
-        passed over without a transaction (the handlers would ignore it); one it cannot read
-        still goes to the handler's check and is parked. `gather_ms`: how long the broker may
+        passed over without a transaction (the handlers would ignore it), on its record's
+        headers alone when they name it; one it cannot read still goes to the handler's
+        check and is parked. `gather_ms`: how long the broker may
         hold a fetch for more records to come (fewer, larger polls; that much latency). The
         callbacks hear which partitions this instance owns."""
+        ignored = None if handles is None else _ignored_by(handles)
         consumer = KafkaEventConsumer(
             self.pool,
             name=self.settings.topic(f"{self.service}-{name}"),
@@ -230,7 +236,8 @@ class ServiceRuntime:
             bootstrap_servers=self.settings.kafka_servers,
             handler=readable_only(handler),
             batch_handler=None if batch_handler is None else readable_only_batch(batch_handler),
-            skips=None if handles is None else _ignored_by(handles),
+            skips=None if ignored is None else lambda e: ignored(e.event_type, e.schema_version),
+            skips_type=ignored,
             max_records=max_records,
             gather_ms=gather_ms,
             on_assigned=on_assigned,

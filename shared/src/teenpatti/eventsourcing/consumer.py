@@ -17,7 +17,11 @@ by one through the handler, so that only the event at fault is parked.
 
 A consumer may be told which records it can pass over (`skips`: events of types its
 handler ignores): those take no transaction and leave no `processed_events` row, since
-handling them would change nothing; their offsets are committed like any other's.
+handling them would change nothing; their offsets are committed like any other's. With
+`skips_type`, a record whose headers name its event's type and schema version (`TYPE_HEADER`,
+`VERSION_HEADER`, as the relay writes them) is passed over on those alone, before its value
+is read: a service that ignores most of a topic (the settlement service and the wallet's
+`BetsPaid`) does not parse them.
 
 A handler may return an action to run once its transaction has committed: for an
 announcement that nobody may hear before what it announces is durable (the gateway's
@@ -38,6 +42,7 @@ from aiokafka.errors import CommitFailedError, IllegalStateError
 
 from teenpatti.events.contracts import EventContractError, EventEnvelope
 from teenpatti.eventsourcing.store import ConcurrencyError
+from teenpatti.eventsourcing.topics import TYPE_HEADER, VERSION_HEADER
 from teenpatti.transient import SERVER_UNAVAILABLE
 
 log = logging.getLogger(__name__)
@@ -56,6 +61,7 @@ _TRANSIENT_ERRORS = (
 
 PartitionsCallback = Callable[[set[int]], Awaitable[None]]
 Skips = Callable[[EventEnvelope], bool]
+TypeSkips = Callable[[str, int], bool]  # (event type, schema version) -> pass it over
 
 
 def each_in_order(handler: Handler) -> BatchHandler:
@@ -105,6 +111,7 @@ class KafkaEventConsumer:
         handler: Handler,
         batch_handler: BatchHandler | None = None,
         skips: Skips | None = None,
+        skips_type: TypeSkips | None = None,
         max_attempts: int = 3,
         retry_backoff_seconds: float = 0.2,
         max_records: int = 500,
@@ -121,6 +128,7 @@ class KafkaEventConsumer:
         self._handler = handler
         self._batch_handler = batch_handler
         self._skips = skips
+        self._skips_type = skips_type
         self._max_attempts = max_attempts
         self._retry_backoff_seconds = retry_backoff_seconds
         self._max_records = max_records
@@ -212,7 +220,23 @@ class KafkaEventConsumer:
                 await kafka.stop()
                 self._kafka = None
 
+    def _passed_over(self, record: ConsumerRecord[bytes, bytes]) -> bool:
+        """Whether the record's headers name a type and version to pass over."""
+        if self._skips_type is None or not record.headers:
+            return False
+        headers = dict(record.headers)
+        event_type, version = headers.get(TYPE_HEADER), headers.get(VERSION_HEADER)
+        if event_type is None or version is None:
+            return False
+        try:
+            return self._skips_type(event_type.decode(), int(version))
+        except (UnicodeDecodeError, ValueError):
+            return False  # not headers the relay wrote: the value says what it is
+
     async def _process(self, record: ConsumerRecord[bytes, bytes]) -> None:
+        if self._passed_over(record):
+            self.stats.skipped += 1
+            return
         try:
             envelope = EventEnvelope.from_json_bytes(record.value or b"")
         except EventContractError as error:
@@ -238,13 +262,20 @@ class KafkaEventConsumer:
 
     async def _process_batch(self, records: list[ConsumerRecord[bytes, bytes]]) -> None:
         readable: list[EventEnvelope] = []
+        passed_over = 0
         for record in records:
+            if self._passed_over(record):
+                passed_over += 1
+                continue
             try:
                 readable.append(EventEnvelope.from_json_bytes(record.value or b""))
             except EventContractError:
                 # parked with its error by the one-by-one path below
                 await self._process_one_by_one(records, "a record is not an envelope")
                 return
+        self.stats.skipped += passed_over
+        if not readable:
+            return
         if self._skips is not None:
             kept = [envelope for envelope in readable if not self._skips(envelope)]
             self.stats.skipped += len(readable) - len(kept)

@@ -26,7 +26,7 @@ from teenpatti.eventsourcing.store import (
     GlobalPosition,
     StoredEvent,
 )
-from teenpatti.eventsourcing.topics import partition_for
+from teenpatti.eventsourcing.topics import TYPE_HEADER, VERSION_HEADER, partition_for
 from teenpatti.transient import SERVER_UNAVAILABLE
 
 log = logging.getLogger(__name__)
@@ -192,13 +192,21 @@ class KafkaOutboxRelay:
         deliveries: list[asyncio.Future[object]] = []
         for event in events:
             key, value = event.table_id.encode(), event.to_json_bytes()
+            # what the event is, for consumers that pass it over without reading the value
+            headers = [
+                (TYPE_HEADER, event.event_type.encode()),
+                (VERSION_HEADER, str(event.schema_version).encode()),
+            ]
             partition = partition_for(event.table_id, partitions)
             batch = open_batches.get(partition)
-            if batch is None or batch.append(key=key, value=value, timestamp=None) is None:
+            if (
+                batch is None
+                or batch.append(key=key, value=value, timestamp=None, headers=headers) is None
+            ):
                 if batch is not None:
                     deliveries.append(await self._send(batch, partition))
                 batch = open_batches[partition] = self._producer.create_batch()
-                if batch.append(key=key, value=value, timestamp=None) is None:
+                if batch.append(key=key, value=value, timestamp=None, headers=headers) is None:
                     raise ValueError(f"event {event.event_id} is larger than a producer batch")
         for partition, batch in open_batches.items():
             deliveries.append(await self._send(batch, partition))

@@ -1,5 +1,7 @@
 """Topic creation. Every topic has the same partition count, so one table's events land in
 the same partition number of every topic and one consumer instance sees them all in order.
+A record's value is the event's envelope (JSON); its headers name the event's type and
+schema version, for consumers that pass it over without reading the value.
 """
 
 from __future__ import annotations
@@ -10,6 +12,9 @@ from collections.abc import Sequence
 
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.partitioner import murmur2
+
+TYPE_HEADER = "event_type"  # a record's header: its event's type (UTF-8)
+VERSION_HEADER = "schema_version"  # and its schema version (decimal digits)
 
 # error codes of the CreateTopics response (Kafka protocol)
 _TOPIC_ALREADY_EXISTS = 36
