@@ -499,12 +499,7 @@ async def kafka_timestamps(settings: InfrastructureSettings, topics: list[str]) 
     await consumer.start()
     found: dict[str, float] = {}
     try:
-        await consumer._client.force_metadata_update()  # the metadata of every topic
-        partitions = [
-            TopicPartition(topic, p)
-            for topic in topics
-            for p in sorted(consumer.partitions_for_topic(topic) or set())
-        ]
+        partitions = await partitions_of(consumer, topics)
         consumer.assign(partitions)
         ends = await consumer.end_offsets(partitions)
         await consumer.seek_to_beginning(*partitions)
@@ -518,6 +513,19 @@ async def kafka_timestamps(settings: InfrastructureSettings, topics: list[str]) 
     finally:
         await consumer.stop()
     return found
+
+
+async def partitions_of(consumer: AIOKafkaConsumer, topics: list[str]) -> list[TopicPartition]:
+    """Every partition of `topics`, once the consumer's metadata knows them all: right after
+    it starts, its metadata can leave a topic out, and reading "every partition" then read
+    none (no error, no record: the flake the retries below were for)."""
+    async with asyncio.timeout(30):
+        while True:
+            await consumer._client.force_metadata_update()  # the metadata of every topic
+            known = {topic: consumer.partitions_for_topic(topic) or set() for topic in topics}
+            if all(known.values()):
+                return [TopicPartition(t, p) for t in topics for p in sorted(known[t])]
+            await asyncio.sleep(0.2)
 
 
 async def kafka_timestamps_of(

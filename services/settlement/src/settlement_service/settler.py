@@ -55,12 +55,14 @@ class Settler:
         self._plans: dict[str, Settle] = {}  # decided here: no need to build them again
         self._due: dict[str, None] = {}  # round ids, in the order they came
         self._wake = asyncio.Event()
+        self._takes: dict[str, int] = {}  # decisions taken per round, to see one come meanwhile
 
     def take(self, decision: Settle) -> None:
         """A settlement decided in a consumer's transaction, with events left to append.
         Its first transaction waits for that one's lock on the round, so it goes on only
         once the decision is committed (or finds nothing to do if it was rolled back)."""
         round_id = decision.round.round_id
+        self._takes[round_id] = self._takes.get(round_id, 0) + 1
         self._plans[round_id] = decision
         self._due.setdefault(round_id)
         self._wake.set()
@@ -75,23 +77,28 @@ class Settler:
                 log.warning("settler: cannot look for stalled settlements: %s", error)
             while self._due and not stop.is_set():
                 round_id = next(iter(self._due))
+                takes = self._takes.get(round_id, 0)
                 try:
-                    await self.settle(round_id)
+                    await self.settle(round_id, stop)
                 except Exception:  # a database gone, a conflict: the loop must go on
                     # the next look for stalled rounds finds it again
                     log.exception("settler: round %s stopped; to be retried", round_id)
                     await asyncio.sleep(RETRY_SECONDS)
-                self._due.pop(round_id, None)
-                self._plans.pop(round_id, None)
+                if self._takes.get(round_id, 0) == takes:
+                    self._due.pop(round_id, None)
+                    self._plans.pop(round_id, None)
+                    self._takes.pop(round_id, None)
+                # else decided again meanwhile (a consumer's batch handled again): once more
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(self._stalled_seconds):
                     await _first_of(self._wake, stop)
 
-    async def settle(self, round_id: str) -> None:
-        """Append the round's missing settlement events, one per transaction, to the end."""
+    async def settle(self, round_id: str, stop: asyncio.Event | None = None) -> None:
+        """Append the round's missing settlement events, one per transaction, to the end
+        (or until `stop`: the rest is then another settler's, once the round is stalled)."""
         cause: tuple[UUID, UUID | None] | None = None
-        while True:
+        while stop is None or not stop.is_set():
             async with self._pool.acquire() as connection, connection.transaction():
                 projection = SettlementProjection(connection)
                 round_ = await projection.lock_unsettled(round_id)
