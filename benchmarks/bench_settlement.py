@@ -75,6 +75,7 @@ class Stages:
     last_paid: datetime
     commits: dict[str, int]  # transactions committed per service database while paying
     cpu: dict[str, float]  # CPU seconds per process (Postgres per database too), dealt to paid
+    cpu_span: float  # the wall-clock seconds those readings span
 
     @property
     def seconds(self) -> float:
@@ -214,7 +215,7 @@ async def settle_round(
         )
         catch_up = time.perf_counter() - deadline
         commits_before = await commits(wallet_db, system)
-        cpu_before = cpu_seconds(system)
+        cpu_before, cpu_from = cpu_seconds(system), time.perf_counter()
         await deal(system, table_id, device)
         closed = await studio.wait_for_event(table, table_id, "RoundClosed")
         await poll(
@@ -225,7 +226,7 @@ async def settle_round(
             within=600 + placed / 20,
             every=every,
         )
-        cpu_after = cpu_seconds(system)
+        cpu_after, cpu_span = cpu_seconds(system), time.perf_counter() - cpu_from
         await asyncio.sleep(1.0)  # Postgres publishes its statistics about once a second
         commits_after = await commits(wallet_db, system)
         first_paid, last_paid = await wallet_db.fetchrow(
@@ -251,6 +252,7 @@ async def settle_round(
         last_paid,
         {db: commits_after[db] - commits_before[db] for db in commits_before},
         {name: cpu_after[name] - cpu_before.get(name, 0.0) for name in cpu_after},
+        cpu_span,
     )
 
 
@@ -354,7 +356,8 @@ async def measure(
             raw,
             "100,000 bets settled and paid in < 3 s" if stages.bets >= 100_000 else "-",
             stages.seconds < GOAL_SECONDS,
-            bound(stages),
+            # the largest round's: what the goal is about (the report takes the first given)
+            bound(stages) if stages is results[-1][0] else "",
         )
         for stages, raw in results
     ]
@@ -371,16 +374,16 @@ def bound(stages: Stages) -> str:
 
     return (
         "the two cores, shared by the two services' work on the round, which overlaps: the"
-        " settlement service appends the round's BetsSettled parts (1,000 bets each) a"
-        " transaction each, the first with its decision (the last on Kafka"
+        " settlement service appends the round's BetsSettled parts (1,000 bets each), the"
+        " first with its decision, the others a transaction each (the last on Kafka"
         f" {since(stages.published)} s), and the wallet pays them as they come, the parts"
         " of a poll in one transaction"
         f" (first paid {since(stages.first_paid)} s, last {since(stages.last_paid)} s). CPU from"
         f" the first scan to the last bet paid: wallet {cpu('wallet'):.2f} s and its Postgres"
         f" backends {cpu('postgres:wallet'):.2f} s, settlement {cpu('settlement'):.2f} s and"
         f" {cpu('postgres:settlement'):.2f} s, Kafka {cpu('kafka'):.2f} s; the whole machine"
-        f" {cpu('machine'):.2f} s in {stages.seconds:.2f} s"
-        f" ({cpu('machine') / max(stages.seconds, 0.001):.2f} of its 2 cores busy)"
+        f" {cpu('machine'):.2f} s in those {stages.cpu_span:.2f} s"
+        f" ({cpu('machine') / max(stages.cpu_span, 0.001):.2f} of its 2 cores busy)"
     )
 
 
