@@ -19,7 +19,7 @@ from aiokafka import AIOKafkaProducer
 
 from settlement_service.config import SettlementSettings
 from teenpatti import engine
-from teenpatti.events import EventEnvelope
+from teenpatti.events import Event, EventEnvelope, new_envelope
 from teenpatti.events.catalog import (
     ALL_TOPICS,
     SETTLEMENT_EVENTS,
@@ -113,6 +113,24 @@ def closed(
             "six_card_bonus_hand": bonus,
         }
     )
+
+
+def a_wins(table_id: str, number: int = 1) -> RoundClosed:
+    """Player A wins with a pair; the six cards make a straight (the 6 Card Bonus)."""
+    return closed(
+        table_id,
+        ["9S", "10C", "9H", "7D", "8C", "6S"],
+        winner="player_a",
+        a="pair",
+        b="high_card",
+        bonus="straight",
+        number=number,
+    )
+
+
+def enveloped(event: Event) -> EventEnvelope:
+    """The event in an envelope, for a use case called directly (not through Kafka)."""
+    return new_envelope(event, stream_id="tests", stream_version=1, table_id="T", producer="t")
 
 
 def cancelled(table_id: str, number: int = 1) -> RoundCancelled:

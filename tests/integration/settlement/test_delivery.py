@@ -13,16 +13,16 @@ from settlement_service.adapters.postgres import migrate
 from settlement_service.app import create_app
 from settlement_service.config import SettlementSettings
 from settlement_service.handlers import Settlement, settlement_stream
-from teenpatti.events import Event, EventEnvelope, new_envelope
 from teenpatti.events.catalog import TABLE_EVENTS, WALLET_EVENTS, BetPlaced, RoundClosed
 from teenpatti.eventsourcing import AsyncpgEventStore
 
 from ..services import running
 from .conftest import (
     OPERATOR_1,
+    a_wins,
     book,
-    closed,
     connect,
+    enveloped,
     eventually,
     feed_table,
     feed_wallet,
@@ -32,18 +32,6 @@ from .conftest import (
     round_id,
     settlements,
 )
-
-
-def a_wins(table_id: str, number: int = 1) -> RoundClosed:
-    return closed(
-        table_id,
-        ["9S", "10C", "9H", "7D", "8C", "6S"],
-        winner="player_a",
-        a="pair",
-        b="high_card",
-        bonus="straight",
-        number=number,
-    )
 
 
 async def stored_counts(settings: SettlementSettings) -> Counter[tuple[str, str]]:
@@ -155,14 +143,10 @@ async def _ready_but_for_the_result_and_last_bet(
 ) -> tuple[RoundClosed, BetPlaced]:
     bets = [placed(table_id, "player_a", 100), placed(table_id, "tie", 10)]
     async with pool.acquire() as connection, connection.transaction():
-        await settlement.bet_placed(connection, bets[0], _envelope(bets[0]))
+        await settlement.bet_placed(connection, bets[0], enveloped(bets[0]))
         sealed = book(table_id, bets)
-        await settlement.book_closed(connection, sealed, _envelope(sealed))
+        await settlement.book_closed(connection, sealed, enveloped(sealed))
     return a_wins(table_id), bets[1]
-
-
-def _envelope(event: Event) -> EventEnvelope:
-    return new_envelope(event, stream_id="tests", stream_version=1, table_id="T", producer="t")
 
 
 async def test_the_last_two_events_of_a_round_racing_in_two_transactions_settle_it_once(
@@ -179,9 +163,9 @@ async def test_the_last_two_events_of_a_round_racing_in_two_transactions_settle_
     async def handle(event: RoundClosed | BetPlaced) -> None:
         async with pool.acquire() as connection, connection.transaction():
             if isinstance(event, RoundClosed):
-                await settlement.round_closed(connection, event, _envelope(event))
+                await settlement.round_closed(connection, event, enveloped(event))
             else:
-                await settlement.bet_placed(connection, event, _envelope(event))
+                await settlement.bet_placed(connection, event, enveloped(event))
 
     async with asyncio.timeout(60):
         # either event may come first: half the rounds each way
@@ -204,11 +188,11 @@ async def test_a_round_another_instance_already_settled_is_adopted_not_settled_a
     settlement = Settlement(store)
     result, last_bet = await _ready_but_for_the_result_and_last_bet(settlement, pool, "T9")
     async with pool.acquire() as connection, connection.transaction():
-        await settlement.bet_placed(connection, last_bet, _envelope(last_bet))
+        await settlement.bet_placed(connection, last_bet, enveloped(last_bet))
     # another instance got there first: its settlement stream exists, our projection does
     # not know (as if its projection rows were lost, or it ran on another copy)
     async with pool.acquire() as connection, connection.transaction():
-        await settlement.round_closed(connection, result, _envelope(result))
+        await settlement.round_closed(connection, result, enveloped(result))
         stored = [dict(r) for r in await connection.fetch("SELECT * FROM bets")]
         await connection.execute(
             "UPDATE rounds SET settled = false, decided_at = NULL, totals = NULL;"
@@ -220,7 +204,7 @@ async def test_a_round_another_instance_already_settled_is_adopted_not_settled_a
 
     duplicate = a_wins("T9")
     async with pool.acquire() as connection, connection.transaction():
-        await settlement.round_closed(connection, duplicate, _envelope(duplicate))
+        await settlement.round_closed(connection, duplicate, enveloped(duplicate))
 
     assert await store.stream_version(settlement_stream(round_id("T9"))) == 2  # nothing new
     assert await pool.fetchval("SELECT settled FROM rounds WHERE round_id = $1", round_id("T9"))
@@ -238,11 +222,11 @@ async def test_two_versions_of_the_same_fact_hold_the_round(
     changed = bets[0].model_copy(update={"stake": 1000})
     result = a_wins("T8")
     async with pool.acquire() as connection, connection.transaction():
-        await settlement.book_closed(connection, sealed, _envelope(sealed))
-        await settlement.book_closed(connection, resealed, _envelope(resealed))
-        await settlement.bet_placed(connection, bets[0], _envelope(bets[0]))
-        await settlement.bet_placed(connection, changed, _envelope(changed))
-        await settlement.round_closed(connection, result, _envelope(result))
+        await settlement.book_closed(connection, sealed, enveloped(sealed))
+        await settlement.book_closed(connection, resealed, enveloped(resealed))
+        await settlement.bet_placed(connection, bets[0], enveloped(bets[0]))
+        await settlement.bet_placed(connection, changed, enveloped(changed))
+        await settlement.round_closed(connection, result, enveloped(result))
     kinds = [row[0] for row in await pool.fetch("SELECT kind FROM settlement_problems")]
     assert set(kinds) == {"conflicting_book", f"conflicting_bet:{bets[0].bet_id}"}
     assert await pool.fetchval("SELECT count(*) FROM events") == 0
@@ -262,17 +246,17 @@ async def test_bets_read_by_a_transaction_that_rolled_back_are_read_again(
     first = [placed("T7", "player_a", 100), placed("T7", "tie", 10)]
     with contextlib.suppress(RuntimeError):
         async with pool.acquire() as connection, connection.transaction():
-            await settlement.bets_placed(connection, [(bet, _envelope(bet)) for bet in first])
+            await settlement.bets_placed(connection, [(bet, enveloped(bet)) for bet in first])
             sealed = book("T7", first)
-            await settlement.book_closed(connection, sealed, _envelope(sealed))
+            await settlement.book_closed(connection, sealed, enveloped(sealed))
             raise RuntimeError("rolled back")
     then = [placed("T7", "player_b", 100), placed("T7", "tie", 20)]
     async with pool.acquire() as connection, connection.transaction():
-        await settlement.bets_placed(connection, [(bet, _envelope(bet)) for bet in then])
+        await settlement.bets_placed(connection, [(bet, enveloped(bet)) for bet in then])
         sealed = book("T7", then)
-        await settlement.book_closed(connection, sealed, _envelope(sealed))
+        await settlement.book_closed(connection, sealed, enveloped(sealed))
         result = a_wins("T7")
-        await settlement.round_closed(connection, result, _envelope(result))
+        await settlement.round_closed(connection, result, enveloped(result))
     assert await pool.fetchval("SELECT count(*) FROM settlement_problems") == 0
     settled = await pool.fetch("SELECT bet_id FROM bets WHERE outcome IS NOT NULL")
     assert sorted(row[0] for row in settled) == sorted(bet.bet_id for bet in then)

@@ -12,12 +12,10 @@ from settlement_service.app import create_app
 from settlement_service.config import SettlementSettings
 from settlement_service.handlers import Settlement, settlement_stream
 from settlement_service.settler import Settler
-from teenpatti.events import Event, EventEnvelope, new_envelope
 from teenpatti.events.catalog import (
     SETTLEMENT_PART,
     BetPlaced,
     BetsSettled,
-    RoundClosed,
     RoundSettled,
     SettledBet,
     registry,
@@ -27,9 +25,10 @@ from teenpatti.eventsourcing import AsyncpgEventStore
 from ..services import running
 from .conftest import (
     PUBLISHED,
+    a_wins,
     book,
-    closed,
     connect,
+    enveloped,
     feed_table,
     feed_wallet,
     opened,
@@ -43,17 +42,6 @@ BETS = 2 * SETTLEMENT_PART + 500  # three parts
 EVENTS = 4  # and the summary
 
 
-def a_wins(table_id: str) -> RoundClosed:
-    return closed(
-        table_id,
-        ["9S", "10C", "9H", "7D", "8C", "6S"],
-        winner="player_a",
-        a="pair",
-        b="high_card",
-        bonus="straight",
-    )
-
-
 def the_bets(table_id: str, count: int = BETS) -> list[BetPlaced]:
     """Player A for 100 (pays 0.95:1: 195 back) and Tie for 10 (lost), in turn: each
     player's two bets side by side, as one slip."""
@@ -65,10 +53,6 @@ def the_bets(table_id: str, count: int = BETS) -> list[BetPlaced]:
     ]
 
 
-def _envelope(event: Event) -> EventEnvelope:
-    return new_envelope(event, stream_id="tests", stream_version=1, table_id="T", producer="t")
-
-
 async def decided(pool: asyncpg.Pool, store: AsyncpgEventStore, table_id: str) -> list[BetPlaced]:
     """A round of BETS bets settled by a consumer's transaction with no settler told: its
     settlement is decided and only its first part is appended."""
@@ -76,11 +60,11 @@ async def decided(pool: asyncpg.Pool, store: AsyncpgEventStore, table_id: str) -
     settlement = Settlement(store)
     bets = the_bets(table_id)
     async with pool.acquire() as connection, connection.transaction():
-        await settlement.bets_placed(connection, [(bet, _envelope(bet)) for bet in bets])
+        await settlement.bets_placed(connection, [(bet, enveloped(bet)) for bet in bets])
         sealed = book(table_id, bets)
-        await settlement.book_closed(connection, sealed, _envelope(sealed))
+        await settlement.book_closed(connection, sealed, enveloped(sealed))
         result = a_wins(table_id)
-        await settlement.round_closed(connection, result, _envelope(result))
+        await settlement.round_closed(connection, result, enveloped(result))
     return bets
 
 
@@ -167,9 +151,9 @@ async def test_a_stalled_settlement_is_taken_up_with_the_parts_it_was_decided_wi
     late = placed("S3", "player_a", 100)
     other_table = {**PUBLISHED, "name": "house", "player_a": "1"}
     async with pool.acquire() as connection, connection.transaction():
-        await settlement.bet_placed(connection, late, _envelope(late))
+        await settlement.bet_placed(connection, late, enveloped(late))
         round_opened = opened("S3", paytable=other_table)
-        await settlement.round_opened(connection, round_opened, _envelope(round_opened))
+        await settlement.round_opened(connection, round_opened, enveloped(round_opened))
     problems = {row[0] for row in await pool.fetch("SELECT kind FROM settlement_problems")}
     assert problems == {f"bet_after_settlement:{late.bet_id}", "paytable_after_settlement"}
     assert await stalled_settlements(pool, 0) == [round_id("S3")]
