@@ -499,10 +499,18 @@ async def kafka_timestamps(settings: InfrastructureSettings, topics: list[str]) 
     await consumer.start()
     found: dict[str, float] = {}
     try:
-        partitions = await partitions_of(consumer, topics)
+        await consumer._client.force_metadata_update()  # the metadata of every topic
+        partitions = [
+            TopicPartition(topic, p)
+            for topic in topics
+            for p in sorted(consumer.partitions_for_topic(topic) or set())
+        ]
         consumer.assign(partitions)
         ends = await consumer.end_offsets(partitions)
-        await consumer.seek_to_beginning(*partitions)
+        # an explicit offset: seek_to_beginning after end_offsets was left at the end
+        # (aiokafka 0.14), and the read found no record, with no error
+        for partition, begin in (await consumer.beginning_offsets(partitions)).items():
+            consumer.seek(partition, begin)
         async with asyncio.timeout(120):
             while [tp for tp in partitions if await consumer.position(tp) < ends[tp]]:
                 batches = await consumer.getmany(timeout_ms=500, max_records=5000)
@@ -515,24 +523,11 @@ async def kafka_timestamps(settings: InfrastructureSettings, topics: list[str]) 
     return found
 
 
-async def partitions_of(consumer: AIOKafkaConsumer, topics: list[str]) -> list[TopicPartition]:
-    """Every partition of `topics`, once the consumer's metadata knows them all: right after
-    it starts, its metadata can leave a topic out, and reading "every partition" then read
-    none (no error, no record: the flake the retries below were for)."""
-    async with asyncio.timeout(30):
-        while True:
-            await consumer._client.force_metadata_update()  # the metadata of every topic
-            known = {topic: consumer.partitions_for_topic(topic) or set() for topic in topics}
-            if all(known.values()):
-                return [TopicPartition(t, p) for t in topics for p in sorted(known[t])]
-            await asyncio.sleep(0.2)
-
-
 async def kafka_timestamps_of(
     settings: InfrastructureSettings, topics: list[str], wanted: set[str], attempts: int = 3
 ) -> dict[str, float]:
     """`kafka_timestamps`, read again (up to `attempts` times) until every wanted event id
-    is found: one full run once came back with none, and no error, so it is retried and told."""
+    is found, and told when it is not."""
     found: dict[str, float] = {}
     for attempt in range(1, attempts + 1):
         found = await kafka_timestamps(settings, topics)

@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import asyncpg
-from aiokafka import AIOKafkaConsumer
+from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from teenpatti.databases import drop_database
 
@@ -48,7 +48,6 @@ from benchmarks.bench_intake import (
     print_table,
     profiling_env,
 )
-from benchmarks.bench_scan import partitions_of
 from benchmarks.common import Figure, System, cpu_seconds, fresh_system
 from teenpatti.devrun import free_base_port
 from teenpatti.settings import InfrastructureSettings
@@ -267,7 +266,10 @@ async def last_record_time(settings: InfrastructureSettings, topic: str) -> date
     await consumer.start()
     newest = 0
     try:
-        partitions = await partitions_of(consumer, [topic])
+        await consumer._client.force_metadata_update()  # the metadata of every topic
+        partitions = [
+            TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or ())
+        ]
         consumer.assign(partitions)
         ends = await consumer.end_offsets(partitions)
         for partition, end in ends.items():
