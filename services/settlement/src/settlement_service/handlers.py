@@ -67,6 +67,7 @@ class Settlement:
         self._clock = clock
         self._on_decided = on_decided
         self._books: dict[str, _BookRead] = {}  # round id -> its bets as last read
+        self._kept = 0  # bets in `_books`
 
     async def round_opened(
         self, connection: asyncpg.Connection, event: RoundOpened, cause: EventEnvelope
@@ -228,7 +229,7 @@ class Settlement:
         book = await self._book_read(projection, round_id, count)
         decision = decide(round_.facts(), book.bets, self._clock(), book.digest)
         if not isinstance(decision, Waiting):
-            self._books.pop(round_id, None)
+            self._forget(round_id)
         match decision:
             case Waiting(reason):
                 log.debug("round %s not ready: %s", round_id, reason)
@@ -252,10 +253,17 @@ class Settlement:
             return kept
         transaction = await projection.transaction_id()
         read = _BookRead(transaction, await projection.bets_of_round(round_id))
+        self._forget(round_id)
         self._books[round_id] = read
-        while sum(len(book.bets) for book in self._books.values()) > KEPT_BETS:
-            del self._books[next(iter(self._books))]  # the oldest read
+        self._kept += len(read.bets)
+        while self._kept > KEPT_BETS:
+            self._forget(next(iter(self._books)))  # the oldest read
         return read
+
+    def _forget(self, round_id: str) -> None:
+        forgotten = self._books.pop(round_id, None)
+        if forgotten is not None:
+            self._kept -= len(forgotten.bets)
 
     async def _settle(
         self,
