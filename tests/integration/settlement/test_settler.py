@@ -87,7 +87,9 @@ def assert_settled_once(rows: list[asyncpg.Record], bets: list[BetPlaced]) -> No
     assert [r["stream_version"] for r in rows] == list(range(1, EVENTS + 1))
     assert [r["event_type"] for r in rows] == ["BetsSettled"] * (EVENTS - 1) + ["RoundSettled"]
     settled = lines(rows)
-    assert [line.bet_id for line in settled] == [bet.bet_id for bet in bets]  # each once, in order
+    # each once, in the round's order: each player's bets together, as placed
+    in_order = sorted(bets, key=lambda b: (b.operator_id, b.player_id, b.placed_at, b.bet_id))
+    assert [line.bet_id for line in settled] == [bet.bet_id for bet in in_order]
     assert {(line.bet_type, line.outcome, line.returned) for line in settled} == {
         ("player_a", "won", 195),
         ("tie", "lost", 0),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID, uuid4
@@ -335,6 +336,21 @@ def test_a_round_without_bets_settles() -> None:
     assert decision.parts == ()
     assert decision.round.bet_count == 0
     assert decision.round.totals == {}
+
+
+def test_each_players_bets_come_together_in_the_order_placed() -> None:
+    # slips placed in turn by three players (of two operators): each player's bets end up
+    # together in the lines, so a player's returns travel in one part and one BetsPaid
+    placed = [
+        bet("player_a", 100 + n, operator=operator)
+        for n, operator in enumerate(["op-2", "op-1", "op-1"] * 4)
+    ]
+    bets = [replace(b, player_id=f"p-{n % 3}") for n, b in enumerate(placed)]
+    decision = settled(decide(facts(bets), bets, NOW))
+    owners = [(line.operator_id, line.player_id) for line in decision.bets]
+    assert owners == [("op-1", "p-1")] * 4 + [("op-1", "p-2")] * 4 + [("op-2", "p-0")] * 4
+    stakes = [line.stake for line in decision.bets]
+    assert stakes == [101, 104, 107, 110, 102, 105, 108, 111, 100, 103, 106, 109]
 
 
 def test_a_round_is_emitted_in_parts_of_at_most_a_thousand_bets_in_its_order() -> None:

@@ -82,7 +82,8 @@ class Held:
 
 @dataclass(frozen=True)
 class Settle:
-    """The round's settlement: its bets' lines in the round's order, appended in parts of
+    """The round's settlement: its bets' lines in the round's order (by player, then as
+    placed), appended in parts of
     `SETTLEMENT_PART`, then the round's summary. A part is validated when it is first asked
     for, so that the first can be appended before the others are built."""
 
@@ -241,8 +242,12 @@ def decide(
                 pay_table = engine.pay_table_from_mapping(dict(facts.paytable))
             except engine.InvalidPayTableError as error:
                 return Held("invalid_paytable", str(error))
-    # a UUID orders as its canonical text does (its hex digits, in place)
-    ordered = sorted(bets, key=lambda bet: (bet.placed_at, bet.bet_id))
+    # Each player's bets together, in the order placed: a player's returns of a round come in
+    # one part (two at a part's edge), and so in one `BetsPaid`, not one per part its bets
+    # fell in. A UUID orders as its canonical text does (its hex digits, in place).
+    ordered = sorted(
+        bets, key=lambda bet: (bet.operator_id, bet.player_id, bet.placed_at, bet.bet_id)
+    )
 
     # A bet's settlement depends only on its type, stake and currency once the round and
     # the pay table are known: worked out once for all the bets alike.
