@@ -323,7 +323,11 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=3, help="tables to open (default 3)")
     parser.add_argument("--players", type=int, default=12, help="players (default 12)")
     parser.add_argument(
-        "--rounds", type=int, default=0, help="stop after N rounds (default: Ctrl-C)"
+        "--rounds",
+        type=int,
+        default=0,
+        help="stop once N rounds have closed over all tables; the rounds in play on the"
+        " others still finish, so the summary may count more (default: Ctrl-C)",
     )
     parser.add_argument("--betting-seconds", type=float, default=5.0, help="betting window (5)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the simulation")
