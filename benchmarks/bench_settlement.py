@@ -374,13 +374,23 @@ def bound(stages: Stages) -> str:
     def since(moment: datetime | None) -> str:
         return "-" if moment is None else f"+{(moment - stages.round_closed).total_seconds():.2f}"
 
+    processes = {k: v for k, v in stages.cpu.items() if k not in ("machine", "postgres")}
+    busiest = max(processes, key=processes.__getitem__, default="-")
+    lag = (
+        None if stages.published is None else (stages.last_paid - stages.published).total_seconds()
+    )
+    if lag is not None and lag > 0.5:
+        first = f"the wallet's payment, which ends {lag:.2f} s after the last part reached Kafka"
+    else:
+        first = "the settlement service's parts: the wallet pays each soon after it comes"
     return (
-        "the two cores, shared by the two services' work on the round, which overlaps: the"
-        " settlement service appends the round's BetsSettled parts (1,000 bets each), the"
-        " first with its decision, the others a transaction each (the last on Kafka"
-        f" {since(stages.published)} s), and the wallet pays them as they come, the parts"
-        " of a poll in one transaction"
-        f" (first paid {since(stages.first_paid)} s, last {since(stages.last_paid)} s). CPU from"
+        f"{first}. The two services' work"
+        " on the round overlaps, the settlement service appending the round's BetsSettled"
+        " parts (1,000 bets each), the first with its decision, the others a transaction each"
+        f" (the last on Kafka {since(stages.published)} s), and the wallet paying them as they"
+        " come, a poll's parts in one transaction, two polls in flight"
+        f" (first paid {since(stages.first_paid)} s, last {since(stages.last_paid)} s); the"
+        f" busiest process: {busiest} {cpu(busiest):.2f} s of CPU. CPU from"
         f" the first scan to the last bet paid: wallet {cpu('wallet'):.2f} s and its Postgres"
         f" backends {cpu('postgres:wallet'):.2f} s, settlement {cpu('settlement'):.2f} s and"
         f" {cpu('postgres:settlement'):.2f} s, Kafka {cpu('kafka'):.2f} s; the whole machine"
