@@ -388,7 +388,7 @@ def bound(stages: Stages) -> str:
         " on the round overlaps, the settlement service appending the round's BetsSettled"
         " parts (1,000 bets each), the first with its decision, the others a transaction each"
         f" (the last on Kafka {since(stages.published)} s), and the wallet paying them as they"
-        " come, a poll's parts in one transaction, two polls in flight"
+        " come, a poll's parts in one transaction"
         f" (first paid {since(stages.first_paid)} s, last {since(stages.last_paid)} s); the"
         f" busiest process: {busiest} {cpu(busiest):.2f} s of CPU. CPU from"
         f" the first scan to the last bet paid: wallet {cpu('wallet'):.2f} s and its Postgres"

@@ -216,7 +216,6 @@ class ServiceRuntime:
         handles: frozenset[str] | None = None,
         max_records: int = 500,
         gather_ms: int = 0,
-        in_flight: int = 1,
         on_assigned: PartitionsCallback | None = None,
         on_revoked: PartitionsCallback | None = None,
     ) -> KafkaEventConsumer:
@@ -227,10 +226,8 @@ class ServiceRuntime:
         passed over without a transaction (the handlers would ignore it), on its record's
         headers alone when they name it; one it cannot read still goes to the handler's
         check and is parked. `gather_ms`: how long the broker may
-        hold a fetch for more records to come (fewer, larger polls; that much latency).
-        `in_flight`: how many polls' batches may be handled at once (see the consumer
-        runtime: only for batches that commute). The callbacks hear which partitions this
-        instance owns."""
+        hold a fetch for more records to come (fewer, larger polls; that much latency). The
+        callbacks hear which partitions this instance owns."""
         ignored = None if handles is None else _ignored_by(handles)
         consumer = KafkaEventConsumer(
             self.pool,
@@ -243,7 +240,6 @@ class ServiceRuntime:
             skips_type=ignored,
             max_records=max_records,
             gather_ms=gather_ms,
-            in_flight=in_flight,
             on_assigned=on_assigned,
             on_revoked=on_revoked,
         )

@@ -77,9 +77,6 @@ def create_app(settings: WalletSettings | None = None) -> FastAPI:
                 # a round's settlements come in bursts: the bigger the batch, the more bets
                 # each player lock and each player's append covers
                 max_records=5_000,
-                # Payments commute: each locks its bets and players, in one order. While one
-                # poll's statements run, the next is decoded and checked.
-                in_flight=2,
             )
             app.state.runtime = runtime
             yield

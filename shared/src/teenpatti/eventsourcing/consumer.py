@@ -15,15 +15,6 @@ call of the handler with the new ones): the same guarantees, a fraction of the r
 If the batch fails for any reason but an outage, it is rolled back and its records go one
 by one through the handler, so that only the event at fault is parked.
 
-With `in_flight` above 1, a batch handler's polls overlap: the next poll is read and handled
-in a transaction of its own while the one before it waits on Postgres, so that the
-service's Python and its database work side by side. Only for a handler whose batches
-commute, with whatever order they need enforced by the rows they lock (the wallet's
-payments: each bet and each player is locked, in one order): two batches may commit in
-either order. Offsets still move in poll order, a batch's only once it and every poll
-before it have committed, so a crash or a rebalance loses nothing; what a new owner reads
-again, `processed_events` absorbs.
-
 A consumer may be told which records it can pass over (`skips`: events of types its
 handler ignores): those take no transaction and leave no `processed_events` row, since
 handling them would change nothing; their offsets are committed like any other's. With
@@ -41,7 +32,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from uuid import UUID
@@ -126,7 +116,6 @@ class KafkaEventConsumer:
         retry_backoff_seconds: float = 0.2,
         max_records: int = 500,
         gather_ms: int = 0,
-        in_flight: int = 1,
         commit_interval_seconds: float = 0.5,
         on_assigned: PartitionsCallback | None = None,
         on_revoked: PartitionsCallback | None = None,
@@ -144,9 +133,6 @@ class KafkaEventConsumer:
         self._retry_backoff_seconds = retry_backoff_seconds
         self._max_records = max_records
         self._gather_ms = gather_ms
-        if in_flight < 1 or (in_flight > 1 and batch_handler is None):
-            raise ValueError(f"in_flight {in_flight}: at least 1, and above 1 only in batches")
-        self._in_flight = in_flight
         self._on_assigned = on_assigned
         self._on_revoked = on_revoked
         self._pending_offsets: dict[TopicPartition, int] = {}
@@ -199,7 +185,6 @@ class KafkaEventConsumer:
         except BaseException:
             await kafka.stop()
             raise
-        pipeline: deque[tuple[asyncio.Task[None], dict[TopicPartition, int]]] = deque()
         try:
             kafka.subscribe(self._topics, listener=_CommitOnRevoke(self))
             if started is not None:
@@ -212,12 +197,7 @@ class KafkaEventConsumer:
             while not stop.is_set():
                 batches = await kafka.getmany(timeout_ms=200, max_records=self._max_records)
                 polled = [record for records in batches.values() for record in records]
-                if self._in_flight > 1:
-                    if polled:
-                        offsets = {tp: records[-1].offset + 1 for tp, records in batches.items()}
-                        pipeline.append((asyncio.create_task(self._process_batch(polled)), offsets))
-                    await self._finish_batches(pipeline, leave=self._in_flight - 1)
-                elif self._batch_handler is not None and len(polled) > 1:
+                if self._batch_handler is not None and len(polled) > 1:
                     # the whole poll in one transaction, whatever partitions it spans: each
                     # partition's records stay in their order, and the poll costs one commit
                     await self._process_batch(polled)
@@ -235,26 +215,10 @@ class KafkaEventConsumer:
                     next_commit = loop.time() + self._commit_interval
         finally:
             try:
-                await self._finish_batches(pipeline, leave=0)
                 await self._commit_offsets()
             finally:
-                for task, _ in pipeline:  # a failed session's: rolled back, read again later
-                    task.cancel()
                 await kafka.stop()
                 self._kafka = None
-
-    async def _finish_batches(
-        self,
-        pipeline: deque[tuple[asyncio.Task[None], dict[TopicPartition, int]]],
-        leave: int,
-    ) -> None:
-        """Wait for the oldest batches in flight until at most `leave` are, taking also
-        those already done, and move the offsets on in poll order."""
-        while pipeline and (len(pipeline) > leave or pipeline[0][0].done()):
-            task, offsets = pipeline[0]
-            await task
-            pipeline.popleft()
-            self._pending_offsets.update(offsets)
 
     def _passed_over(self, record: ConsumerRecord[bytes, bytes]) -> bool:
         """Whether the record's headers name a type and version to pass over."""
