@@ -180,6 +180,27 @@ async def test_a_stalled_settlement_is_taken_up_with_the_parts_it_was_decided_wi
     assert await stalled_settlements(pool, 0) == []
 
 
+async def test_a_settler_that_would_build_other_parts_than_those_stored_appends_nothing(
+    store: AsyncpgEventStore, pool: asyncpg.Pool
+) -> None:
+    # The database changed under the decision (or another build orders the lines
+    # otherwise): a bet of the first part is now a player's that sorts last.
+    bets = await decided(pool, store, "S5")
+    first = min(bets, key=lambda b: (b.operator_id, b.player_id, b.placed_at, b.bet_id))
+    await pool.execute("UPDATE bets SET player_id = 'zz-last' WHERE bet_id = $1", first.bet_id)
+
+    await Settler(pool, store).settle(round_id("S5"))
+
+    assert [r["event_type"] for r in await stored(pool, "S5")] == ["BetsSettled"]
+    problems = await pool.fetch(
+        "SELECT kind, detail FROM settlement_problems WHERE round_id = $1", round_id("S5")
+    )
+    assert [(p["kind"], p["detail"]) for p in problems] == [
+        ("settlement_parts_mismatch", "stored part 1 holds other bets than the plan's part 1")
+    ]
+    assert not await pool.fetchval("SELECT settled FROM rounds")
+
+
 async def test_the_service_settles_a_large_round_a_part_per_transaction(
     settlement_settings: SettlementSettings,
 ) -> None:

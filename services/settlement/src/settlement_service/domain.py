@@ -83,9 +83,9 @@ class Held:
 @dataclass(frozen=True)
 class Settle:
     """The round's settlement: its bets' lines in the round's order (by player, then as
-    placed), appended in parts of
-    `SETTLEMENT_PART`, then the round's summary. A part is validated when it is first asked
-    for, so that the first can be appended before the others are built."""
+    placed), appended in parts of `SETTLEMENT_PART`, then the round's summary. A part is
+    validated when it is first asked for, so that the first can be appended before the
+    others are built."""
 
     lines: Sequence[Mapping[str, Any]]  # each bet's SettledBet fields, in the round's order
     round: RoundSettled

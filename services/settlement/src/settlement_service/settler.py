@@ -26,7 +26,7 @@ from uuid import UUID
 
 import asyncpg
 
-from teenpatti.events.catalog import BetsSettled
+from teenpatti.events.catalog import SETTLEMENT_PART, BetsSettled, RoundSettled
 from teenpatti.eventsourcing import AsyncpgEventStore
 
 from .adapters.postgres import RoundRow, SettlementProjection, stalled_settlements
@@ -147,8 +147,36 @@ class Settler:
             # its facts are those it was decided on: only a changed database gets here
             log.error("round %s: decided, but now %s; left for a person", round_.round_id, decision)
             return None
+        differs = await _stored_parts_differ(projection, round_.round_id, decision)
+        if differs is not None:
+            # A changed database, or the parts of a build that ordered the lines otherwise
+            # (an upgrade mid-round): going on would settle some bets twice and others never.
+            log.error("round %s: %s; left for a person", round_.round_id, differs)
+            await projection.record_problem(round_.round_id, "settlement_parts_mismatch", differs)
+            return None
         self._plans[round_.round_id] = decision
         return decision
+
+
+async def _stored_parts_differ(
+    projection: SettlementProjection, round_id: str, plan: Settle
+) -> str | None:
+    """Why the settlement parts already stored are not the first parts of `plan` (the bets
+    of each, in order), or None when they are."""
+    for index, (event_type, _, payload) in enumerate(
+        await projection.stored_settlement(settlement_stream(round_id))
+    ):
+        if index == plan.event_count - 1 and event_type == RoundSettled.event_type:
+            continue  # all stored: the summary last
+        if event_type != BetsSettled.event_type or index >= plan.event_count - 1:
+            return f"stored event {index + 1} ({event_type}) is not the plan's part {index + 1}"
+        stored = [UUID(line["bet_id"]) for line in payload["bets"]]
+        planned = [
+            line["bet_id"] for line in plan.lines[index * SETTLEMENT_PART :][:SETTLEMENT_PART]
+        ]
+        if stored != planned:
+            return f"stored part {index + 1} holds other bets than the plan's part {index + 1}"
+    return None
 
 
 async def _cause(connection: asyncpg.Connection, stream_id: str) -> tuple[UUID, UUID | None]:

@@ -429,10 +429,10 @@ class SettledBet(_Value):
 @registry.register
 class BetsSettled(Event):
     """The settlement of a run of a round's bets, in the round's order (each player's bets
-    together, as placed): what the settlement
-    service emits, a part of up to `SETTLEMENT_PART` bets per event, so that a round of
-    100,000 bets travels as 100 records and is paid a part per transaction. Each line says
-    what a `BetSettled` says; `BetSettled` stays for the history that holds it."""
+    together, as placed): what the settlement service emits, a part of up to
+    `SETTLEMENT_PART` bets per event, so that a round of 100,000 bets travels as 100
+    records and is paid a part per transaction. Each line says what a `BetSettled` says;
+    `BetSettled` stays for the history that holds it."""
 
     event_type: ClassVar[str] = "BetsSettled"
     round_id: str
