@@ -53,6 +53,7 @@ class Settler:
         self._store = store
         self._stalled_seconds = stalled_seconds
         self._plans: dict[str, Settle] = {}  # decided here: no need to build them again
+        self._checked: dict[str, Settle] = {}  # the plan found to go on from what is stored
         self._due: dict[str, None] = {}  # round ids, in the order they came
         self._wake = asyncio.Event()
         self._takes: dict[str, int] = {}  # decisions taken per round, to see one come meanwhile
@@ -87,6 +88,7 @@ class Settler:
                 if self._takes.get(round_id, 0) == takes:
                     self._due.pop(round_id, None)
                     self._plans.pop(round_id, None)
+                    self._checked.pop(round_id, None)
                     self._takes.pop(round_id, None)
                 # else decided again meanwhile (a consumer's batch handled again): once more
             self._wake.clear()
@@ -135,27 +137,30 @@ class Settler:
                 await projection.touch(round_id)
 
     async def _plan(self, projection: SettlementProjection, round_: RoundRow) -> Settle | None:
-        """The round's settlement as decided: the one taken, or built again the same way."""
-        plan = self._plans.get(round_.round_id)
-        if plan is not None and plan.round.settled_at == round_.decided_at:
-            return plan
-        assert round_.decided_at is not None
-        decision = decide(
-            round_.facts(), await projection.bets_of_round(round_.round_id), round_.decided_at
-        )
-        if not isinstance(decision, Settle):
-            # its facts are those it was decided on: only a changed database gets here
-            log.error("round %s: decided, but now %s; left for a person", round_.round_id, decision)
-            return None
-        differs = await _stored_parts_differ(projection, round_.round_id, decision)
-        if differs is not None:
-            # A changed database, or the parts of a build that ordered the lines otherwise
-            # (an upgrade mid-round): going on would settle some bets twice and others never.
-            log.error("round %s: %s; left for a person", round_.round_id, differs)
-            await projection.record_problem(round_.round_id, "settlement_parts_mismatch", differs)
-            return None
-        self._plans[round_.round_id] = decision
-        return decision
+        """The round's settlement as decided: the one taken, or built again the same way;
+        checked once against the parts already stored."""
+        round_id = round_.round_id
+        plan = self._plans.get(round_id)
+        if plan is None or plan.round.settled_at != round_.decided_at:
+            assert round_.decided_at is not None
+            decision = decide(
+                round_.facts(), await projection.bets_of_round(round_id), round_.decided_at
+            )
+            if not isinstance(decision, Settle):
+                # its facts are those it was decided on: only a changed database gets here
+                log.error("round %s: decided, but now %s; left for a person", round_id, decision)
+                return None
+            plan = self._plans[round_id] = decision
+        if self._checked.get(round_id) is not plan:
+            differs = await _stored_parts_differ(projection, round_id, plan)
+            if differs is not None:
+                # A changed database, or the parts of a build that orders the lines otherwise
+                # (an upgrade mid-round): going on would settle some bets twice, others never.
+                log.error("round %s: %s; left for a person", round_id, differs)
+                await projection.record_problem(round_id, "settlement_parts_mismatch", differs)
+                return None
+            self._checked[round_id] = plan
+        return plan
 
 
 async def _stored_parts_differ(
