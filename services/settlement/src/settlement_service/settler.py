@@ -175,10 +175,9 @@ async def _stored_parts_differ(
             continue  # all stored: the summary last
         if event_type != BetsSettled.event_type or index >= plan.event_count - 1:
             return f"stored event {index + 1} ({event_type}) is not the plan's part {index + 1}"
+        start = index * SETTLEMENT_PART
         stored = [UUID(line["bet_id"]) for line in payload["bets"]]
-        planned = [
-            line["bet_id"] for line in plan.lines[index * SETTLEMENT_PART :][:SETTLEMENT_PART]
-        ]
+        planned = [line["bet_id"] for line in plan.lines[start : start + SETTLEMENT_PART]]
         if stored != planned:
             return f"stored part {index + 1} holds other bets than the plan's part {index + 1}"
     return None
