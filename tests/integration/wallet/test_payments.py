@@ -273,3 +273,21 @@ async def test_a_part_of_a_round_is_paid_whole_or_parked_whole(
             ("house", None, -1_950, part_ref),
             ("player", "p1", 1_950, part_ref),
         ]
+
+        # a forged line for a bet already paid is parked too, and pays nothing again
+        (forged_paid,) = BetsSettled.parts(
+            "T1-000001",
+            "T1",
+            [SettledBet.of(settled({**b, "stake": 5_000}, "operator-1", "won", 9_000))],
+        )
+        await send(wallet_settings, SETTLEMENT_EVENTS, forged_paid, table_id="T1")
+
+        async def both_parked() -> bool:
+            async with database(wallet_settings) as connection:
+                return bool(await connection.fetchval("SELECT count(*) = 2 FROM parked_events"))
+
+        await eventually(both_parked, what="the forged line of a paid bet to be parked")
+        async with database(wallet_settings) as connection:
+            error = await connection.fetchval("SELECT error FROM parked_events ORDER BY id DESC")
+        assert "BetMismatchError" in error
+        assert await balances(client, "p2") == {"INR": 5_000 - 500}
