@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import groupby
+from typing import cast
 from uuid import UUID
 
 import asyncpg
@@ -176,18 +177,18 @@ class WalletConsumers:
         all: one bet in it that the wallet does not hold as told fails the batch, and the part
         is parked."""
         settled: list[Settled] = []
-        for envelope in envelopes:
+        for index, envelope in enumerate(envelopes):
             if envelope.event_type in SETTLEMENT_EVENT_TYPES:
                 event = registry.decode_envelope(envelope)
                 if isinstance(event, BetsSettled):
                     # the lines as they are: a BetSettled model for each costs more than paying
                     settled += [
-                        Settled(envelope, event.round_id, event.table_id, line)
+                        Settled(envelope, index, event.round_id, event.table_id, line)
                         for line in event.bets
                     ]
                 else:
                     assert isinstance(event, BetSettled)
-                    settled.append(Settled(envelope, event.round_id, event.table_id, event))
+                    settled.append(Settled(envelope, index, event.round_id, event.table_id, event))
         if not settled:
             return
         bets = await db.bets_for_payment(connection, [s.line.bet_id for s in settled])
@@ -214,14 +215,16 @@ class WalletConsumers:
         # One BetsPaid per player and settlement event, its lines in the event's order; the
         # balances run in the order the settlements came (a player's lines of one event are
         # contiguous in it, as `payments` keeps that order).
-        lines: dict[tuple[str, str, UUID], list[dict[str, object]]] = defaultdict(list)
-        causes: dict[UUID, Settled] = {}
+        # a group: a player's lines of one settlement event, keyed by the event's place in the
+        # batch (an int hashes faster than its id)
+        groups: dict[tuple[str, str, int], list[dict[str, object]]] = defaultdict(list)
+        causes: dict[int, Settled] = {}
         for settlement, bet in payments:
             line = settlement.line
             key = (bet["operator_id"], bet["player_id"], line.currency)
             running[key] += line.returned
-            causes.setdefault(settlement.envelope.event_id, settlement)
-            lines[(bet["operator_id"], bet["player_id"], settlement.envelope.event_id)].append(
+            causes.setdefault(settlement.place, settlement)
+            groups[(key[0], key[1], settlement.place)].append(
                 {
                     "bet_id": line.bet_id,
                     "currency": line.currency,
@@ -231,8 +234,8 @@ class WalletConsumers:
                 }
             )
         paid: dict[tuple[str, str], list[tuple[EventEnvelope, BetsPaid]]] = defaultdict(list)
-        for (operator_id, player_id, cause), bets_paid in lines.items():
-            settlement = causes[cause]
+        for (operator_id, player_id, place), bets_paid in groups.items():
+            settlement = causes[place]
             paid[(operator_id, player_id)].append(
                 (
                     settlement.envelope,
@@ -247,7 +250,7 @@ class WalletConsumers:
                     ),
                 )
             )
-        await db.record_ledger(connection, _return_entries(payments))
+        await db.record_ledger(connection, _return_entries(groups, causes))
         await db.mark_paid_many(
             connection,
             [(s.line.bet_id, s.line.outcome, s.line.returned) for s, _ in payments],
@@ -291,6 +294,7 @@ class Settled:
     older `BetSettled`), the round it is of and the event that brought it."""
 
     envelope: EventEnvelope
+    place: int  # the event's place in the batch
     round_id: str
     table_id: str
     line: SettledBet | BetSettled
@@ -336,25 +340,32 @@ def _payable(bet: asyncpg.Record | None, settlement: Settled) -> bool:
     return True
 
 
-def _return_entries(payments: list[tuple[Settled, asyncpg.Record]]) -> list[db.LedgerEntry]:
-    """The ledger's two sides of a batch's payments, per settlement event: out of the house,
-    one entry per operator and currency; into each player's account, one per currency. Each
-    names the event as `settlement:<event id>`, which is also the cause of the player's
-    `BetsPaid` that lists the bets. Zero amounts are left out by `record_ledger`."""
-    house: dict[tuple[UUID, str, str], int] = defaultdict(int)
-    player: dict[tuple[UUID, str, str, str], int] = defaultdict(int)
-    for settlement, bet in payments:
-        cause, line = settlement.envelope.event_id, settlement.line
-        house[(cause, bet["operator_id"], line.currency)] += line.returned
-        player[(cause, bet["operator_id"], bet["player_id"], line.currency)] += line.returned
+def _return_entries(
+    groups: dict[tuple[str, str, int], list[dict[str, object]]], causes: dict[int, Settled]
+) -> list[db.LedgerEntry]:
+    """The ledger's two sides of a batch's payments (each group a player's lines of one
+    settlement event), per settlement event: out of the house, one entry per operator and
+    currency; into each player's account, one per currency. Each names the event as
+    `settlement:<event id>`, which is also the cause of the player's `BetsPaid` that lists
+    the bets. Zero amounts are left out by `record_ledger`."""
+    house: dict[tuple[int, str, str], int] = defaultdict(int)
+    player: dict[tuple[int, str, str, str], int] = defaultdict(int)
+    for (operator_id, player_id, place), lines in groups.items():
+        for line in lines:
+            amount = cast(int, line["amount"])
+            currency = cast(str, line["currency"])
+            house[(place, operator_id, currency)] += amount
+            player[(place, operator_id, player_id, currency)] += amount
+
+    def reference(place: int) -> str:
+        return f"settlement:{causes[place].envelope.event_id}"
+
     return [
-        db.LedgerEntry(
-            "house", operator_id, None, currency, -amount, "return", f"settlement:{cause}"
-        )
-        for (cause, operator_id, currency), amount in house.items()
+        db.LedgerEntry("house", operator_id, None, currency, -amount, "return", reference(place))
+        for (place, operator_id, currency), amount in house.items()
     ] + [
         db.LedgerEntry(
-            "player", operator_id, player_id, currency, amount, "return", f"settlement:{cause}"
+            "player", operator_id, player_id, currency, amount, "return", reference(place)
         )
-        for (cause, operator_id, player_id, currency), amount in player.items()
+        for (place, operator_id, player_id, currency), amount in player.items()
     ]
