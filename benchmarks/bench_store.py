@@ -194,7 +194,7 @@ CREATE TABLE raw_events (
     id             bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     stream_id      text NOT NULL,
     stream_version integer NOT NULL,
-    payload        jsonb NOT NULL
+    payload        json NOT NULL  -- as the store keeps it
 )
 """
 
@@ -209,7 +209,7 @@ async def bench_raw(settings: InfrastructureSettings, singles: int, batches: int
         )
         insert_many = await connection.prepare(
             "INSERT INTO raw_events (stream_id, stream_version, payload)"
-            " SELECT $1, v, p FROM unnest($2::int[], $3::jsonb[]) AS r(v, p)"
+            " SELECT $1, v, p FROM unnest($2::int[], $3::json[]) AS r(v, p)"
         )
         select_page = await connection.prepare(
             "SELECT id, stream_id, stream_version, payload::text FROM raw_events"

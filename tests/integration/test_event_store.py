@@ -231,6 +231,73 @@ async def test_migrate_is_safe_to_run_concurrently_and_twice(
     assert len(await stores[2].read_all()) == 1
 
 
+async def test_a_store_made_with_jsonb_payloads_keeps_its_chain_when_converted(
+    store: AsyncpgEventStore, pool: asyncpg.Pool
+) -> None:
+    # a store as it was made before: payloads in jsonb, hashed from jsonb's text (here by
+    # the trigger that chains rows stored without a hash, which hashes `payload::text`)
+    await pool.execute("ALTER TABLE events ALTER COLUMN payload TYPE jsonb USING payload::jsonb")
+    await pool.execute("INSERT INTO streams VALUES ('round-1', 2)")
+    await pool.execute(
+        "INSERT INTO events (stream_id, stream_version, event_type, schema_version, table_id,"
+        " occurred_at, correlation_id, producer, payload)"
+        " SELECT 'round-1', v, 'ChipCounted', 2, 'T1', now(), gen_random_uuid(), 'tests', p"
+        " FROM unnest($1::int[], $2::jsonb[]) AS e(v, p) ORDER BY v",
+        [1, 2],
+        [counted(1).model_dump_json(), counted(2, "blue").model_dump_json()],
+    )
+    stored = await pool.fetchval(
+        "SELECT payload::text FROM events WHERE stream_id = 'round-1' AND stream_version = 1"
+    )
+    assert stored == '{"chips": 1, "colour": "red"}'  # jsonb's own spacing
+
+    await store.migrate()
+    await store.append("round-1", 2, [counted(3)], table_id="T1")
+
+    kind = await pool.fetchval(
+        "SELECT atttypid::regtype::text FROM pg_attribute"
+        " WHERE attrelid = 'events'::regclass AND attname = 'payload'"
+    )
+    texts = await pool.fetch(
+        "SELECT payload::text AS text FROM events WHERE stream_id = 'round-1'"
+        " ORDER BY stream_version"
+    )
+    assert kind == "json"
+    assert [row["text"] for row in texts] == [
+        '{"chips": 1, "colour": "red"}',
+        '{"chips": 2, "colour": "blue"}',
+        '{"chips":3,"colour":"red"}',  # as the producer wrote it
+    ]
+    assert await _chain_findings(pool, "round-1") == ([], 3)
+    assert [e.payload["chips"] for e in await store.read_stream("round-1")] == [1, 2, 3]
+
+
+@pytest.mark.parametrize(
+    ("colour", "stored"),
+    [("red\x00", False), ("a\\u0000b", True), ("a\\\x00", False)],
+)
+async def test_a_nul_character_in_a_payload_is_refused_as_postgres_text_refuses_it(
+    store: AsyncpgEventStore, pool: asyncpg.Pool, colour: str, stored: bool
+) -> None:
+    if stored:  # a backslash followed by "u0000" is text like any other
+        await store.append("round-1", 0, [counted(1, colour)], table_id="T1")
+        (event,) = await store.read_stream("round-1")
+        assert event.payload["colour"] == colour
+        return
+    with pytest.raises(asyncpg.UntranslatableCharacterError, match="NUL"):
+        await store.append("round-1", 0, [counted(1, colour)], table_id="T1")
+    async with pool.acquire() as connection:
+        with pytest.raises(asyncpg.UntranslatableCharacterError, match="NUL"):
+            await store.append_many(
+                [
+                    StreamAppend("round-2", 0, [counted(2)], "T1"),
+                    StreamAppend("round-3", 0, [counted(3, colour)], "T1"),
+                ],
+                connection=connection,
+            )
+    assert await store.read_all() == []
+
+
 @pytest.mark.parametrize(
     ("stream_version", "message"),
     [(-1, "expected_version must be >= 0"), (0, None)],

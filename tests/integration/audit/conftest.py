@@ -422,12 +422,12 @@ async def alter_settled_line(
     """Set `field` (to the JSON `value`) of the bet's line in its stored `BetsSettled`, as
     someone changing the settlement store would; the event's stream version."""
     version = await connection.fetchval(
-        "UPDATE events SET payload = jsonb_set(payload, ARRAY['bets', ("
+        "UPDATE events SET payload = jsonb_set(payload::jsonb, ARRAY['bets', ("
         "   SELECT (line.number - 1)::text"
-        "   FROM jsonb_array_elements(payload->'bets') WITH ORDINALITY AS line(bet, number)"
-        "   WHERE line.bet->>'bet_id' = $1), $2], $3::jsonb)"
+        "   FROM json_array_elements(payload->'bets') WITH ORDINALITY AS line(bet, number)"
+        "   WHERE line.bet->>'bet_id' = $1), $2], $3::jsonb)::json"
         " WHERE event_type = 'BetsSettled'"
-        "   AND payload->'bets' @> jsonb_build_array(jsonb_build_object('bet_id', $1::text))"
+        "   AND payload::jsonb->'bets' @> jsonb_build_array(jsonb_build_object('bet_id', $1::text))"
         " RETURNING stream_version",
         str(bet_id),
         field,

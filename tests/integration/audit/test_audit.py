@@ -80,7 +80,8 @@ async def test_an_altered_line_of_a_payment_is_caught(history: History) -> None:
     bet_id = history.bet_ids[1]  # the second line of round 1's BetsPaid
     async with history.pools["wallet"].acquire() as connection:
         version = await connection.fetchval(
-            "UPDATE events SET payload = jsonb_set(payload, '{bets,1,amount}', '999999')"
+            "UPDATE events"
+            " SET payload = jsonb_set(payload::jsonb, '{bets,1,amount}', '999999')::json"
             " WHERE event_type = 'BetsPaid' AND payload->'bets'->1->>'bet_id' = $1"
             " RETURNING stream_version",
             str(bet_id),
@@ -136,7 +137,8 @@ async def test_two_reordered_events_are_caught(history: History) -> None:
 async def test_an_altered_result_is_caught(history: History) -> None:
     async with history.pools["table"].acquire() as connection:
         await connection.execute(
-            "UPDATE events SET payload = jsonb_set(payload, '{winner}', '\"player_b\"')"
+            "UPDATE events"
+            " SET payload = jsonb_set(payload::jsonb, '{winner}', '\"player_b\"')::json"
             " WHERE event_type = 'RoundClosed'"
         )
     report = await history.audit()
@@ -264,7 +266,7 @@ async def test_migrate_upgrades_a_store_without_hashes(
                 "INSERT INTO events (stream_id, stream_version, event_type, schema_version,"
                 " table_id, occurred_at, correlation_id, producer, payload)"
                 " SELECT 's', v, 'TableClosed', 1, 'T1', now(), gen_random_uuid(), 'tests',"
-                " $1::jsonb FROM generate_series(1, 2) AS v",
+                " $1::json FROM generate_series(1, 2) AS v",
                 closed.model_dump_json(),
             )
         await store.migrate()

@@ -14,8 +14,9 @@ fields are netstrings (`<length in bytes>:<text>,`), the others end with a comma
 
 Integers are in decimal, `occurred_at` as integer microseconds since
 1970-01-01T00:00:00Z, UUIDs in lower-case hyphenated form, an absent `causation_id` as
-nothing, and `payload` (last, so it needs no delimiter) as Postgres prints the stored jsonb
-(`payload::text`). For example a first event:
+nothing, and `payload` (last, so it needs no delimiter) as stored (`payload::text`: the
+`json` as written; for events stored while the column was `jsonb`, that type's printed text,
+which the conversion kept). For example a first event:
 `5:table-T1,1,0b0e…-…,11:RoundOpened,1,2:T1,1764417600000000,6a1f…-…,,5:table,{"round_id": …}`.
 An event stored before the
 store chained its events has no hash ("not chained"); the first chained event after such an
