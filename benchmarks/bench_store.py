@@ -9,6 +9,9 @@ database of its own, with one writer, so the figures compare like with like:
 The raw limit is plain INSERTs into a table without the store's bookkeeping (single-row
 transactions, and 100 rows per INSERT ... SELECT unnest), and a plain SELECT of it.
 The peer is the `eventsourcing` library's PostgreSQL application recorder (psycopg 3).
+The three are measured in turn, three times over (--quick: once), and each figure is the
+median of its three: a machine whose speed drifts during the run weighs on all of them
+alike instead of on whichever ran last.
 Prints a table and writes bench-results/store.json.
 """
 
@@ -37,6 +40,7 @@ from teenpatti.settings import InfrastructureSettings
 
 BATCH = 100
 PAGE = 10_000
+ROUNDS = 3  # each contender measured this many times, in turn
 
 
 class BetPlaced(Event):
@@ -65,6 +69,15 @@ class Figures:
     single_appends_per_s: float
     batched_events_per_s: float
     replay_events_per_s: float
+
+
+def median_of(runs: list[Figures]) -> Figures:
+    """Each figure's median over the runs."""
+    return Figures(
+        statistics.median(run.single_appends_per_s for run in runs),
+        statistics.median(run.batched_events_per_s for run in runs),
+        statistics.median(run.replay_events_per_s for run in runs),
+    )
 
 
 async def fresh_database(settings: InfrastructureSettings, name: str) -> str:
@@ -283,25 +296,31 @@ async def main() -> None:
     args = parser.parse_args()
     singles, batches = (300, 100) if args.quick else (3000, 2000)
     settings = InfrastructureSettings()
+    rounds = 1 if args.quick else ROUNDS
     print(
         f"one writer; {singles:,} single-event transactions, {batches:,} batches of {BATCH}"
-        f" ({batches * BATCH:,} events); replay is the median of 3 full reads",
+        f" ({batches * BATCH:,} events); replay is the median of 3 full reads; the three"
+        f" contenders in turn, {rounds} time(s) over, each figure the median",
         file=sys.stderr,
     )
-    raw = await bench_raw(settings, singles, batches)
-    print("raw INSERT done", file=sys.stderr)
-    peer = await bench_peer(settings, singles, batches)
-    print("eventsourcing done", file=sys.stderr)
-    ours = await bench_ours(settings, singles, batches)
+    runs: dict[str, list[Figures]] = {"raw": [], "eventsourcing": [], "teenpatti": []}
+    for round_ in range(1, rounds + 1):
+        runs["raw"].append(await bench_raw(settings, singles, batches))
+        runs["eventsourcing"].append(await bench_peer(settings, singles, batches))
+        runs["teenpatti"].append(await bench_ours(settings, singles, batches))
+        print(f"round {round_} of {rounds} done", file=sys.stderr)
+    raw, peer, ours = (median_of(runs[name]) for name in runs)
     print()
     print("\n".join(report(ours, peer, raw)))
     results = {
         "singles": singles,
         "batch": BATCH,
         "batches": batches,
+        "rounds": rounds,
         "raw": raw.__dict__,
         "eventsourcing": peer.__dict__,
         "teenpatti": ours.__dict__,
+        "each_round": {name: [figures.__dict__ for figures in each] for name, each in runs.items()},
     }
     print(f"\nwritten: {write_results(results)}")
 
