@@ -104,14 +104,22 @@ RETURN convert_to(concat(
     octet_length(table_id), ':', table_id, ',',
     (extract(epoch FROM occurred_at) * 1000000)::bigint, ',', correlation_id, ',',
     causation_id, ',', octet_length(producer), ':', producer, ',', payload), 'UTF8');
--- One link of the chain, as the window aggregate `events_chain_agg(previous, canonical)`:
--- the running hash starts from `previous` (NULL if unknown: then every hash is NULL).
-CREATE OR REPLACE FUNCTION events_chain_step(state bytea, previous bytea, canonical bytea)
-    RETURNS bytea LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN sha256(coalesce(state, previous) || canonical);
-CREATE OR REPLACE AGGREGATE events_chain_agg(bytea, bytea) (
-    SFUNC = events_chain_step, STYPE = bytea
-);
+-- The links of an append's events, in their order: each hash from the one before, the first
+-- from `previous` (NULL if unknown: then every hash is NULL). One call per stream appended
+-- to (a window aggregate of a SQL function, called per event, cost twice as much).
+CREATE OR REPLACE FUNCTION events_chain_hashes(previous bytea, canonicals bytea[])
+    RETURNS bytea[] LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $chain$
+DECLARE
+    hashes bytea[] := ARRAY[]::bytea[];
+    running bytea := previous;
+    canonical bytea;
+BEGIN
+    FOREACH canonical IN ARRAY canonicals LOOP
+        running := sha256(running || canonical);
+        hashes := hashes || running;
+    END LOOP;
+    RETURN hashes;
+END $chain$;
 -- For rows stored without a hash (a writer other than `append`, or an append whose snapshot
 -- did not show the stream's previous event): chain them here, one row at a time.
 CREATE OR REPLACE FUNCTION events_chain() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -194,19 +202,25 @@ _COLUMNS = (
     " table_id, occurred_at, correlation_id, causation_id, producer, payload::text AS payload"
 )
 
-_INSERT_EVENTS = """
+_INSERT_EVENTS = """,
+e AS (
+    SELECT u.*, gen_random_uuid() AS event_id
+      FROM unnest($9::text[], $10::int[], $11::json[], $7::uuid[])
+           WITH ORDINALITY AS u(event_type, schema_version, payload, causation_id, n)
+), chained AS (
+    SELECT events_chain_hashes(
+               (SELECT previous FROM chain_start),
+               array_agg(events_canonical($1, ($2 + e.n)::integer, e.event_id, e.event_type,
+                                          e.schema_version, $4, $5, $6, e.causation_id, $8,
+                                          e.payload::text) ORDER BY e.n)
+           ) AS hashes
+      FROM e
+)
 INSERT INTO events (stream_id, stream_version, event_id, event_type, schema_version, table_id,
                     occurred_at, correlation_id, causation_id, producer, payload, hash)
 SELECT $1, $2 + e.n, e.event_id, e.event_type, e.schema_version, $4, $5, $6, e.causation_id,
-       $8, e.payload,
-       events_chain_agg(
-           (SELECT previous FROM chain_start),
-           events_canonical($1, ($2 + e.n)::integer, e.event_id, e.event_type, e.schema_version,
-                            $4, $5, $6, e.causation_id, $8, e.payload::text)
-       ) OVER (ORDER BY e.n)
-FROM (SELECT u.*, gen_random_uuid() AS event_id
-      FROM unnest($9::text[], $10::int[], $11::json[], $7::uuid[])
-           WITH ORDINALITY AS u(event_type, schema_version, payload, causation_id, n)) AS e
+       $8, e.payload, chained.hashes[e.n]
+FROM e, chained
 WHERE EXISTS (SELECT 1 FROM bump)
 ORDER BY e.n
 RETURNING stream_version, position, event_id
@@ -275,22 +289,30 @@ WITH s AS (
                        WHERE stream_id = s.stream_id AND stream_version = s.expected)
                 END AS previous
       FROM s
+), e AS (
+    SELECT u.*, gen_random_uuid() AS event_id
+      FROM unnest($6::bigint[], $7::int[], $8::text[], $9::int[], $10::json[], $11::uuid[])
+           WITH ORDINALITY AS u(k, stream_version, event_type, schema_version, payload,
+                                causation_id, n)
+), chained AS (
+    SELECT c.k, events_chain_hashes(
+               c.previous,
+               array_agg(events_canonical(c.stream_id, e.stream_version, e.event_id,
+                                          e.event_type, e.schema_version, c.table_id, $12,
+                                          c.correlation_id, e.causation_id, $13,
+                                          e.payload::text) ORDER BY e.n)
+           ) AS hashes
+      FROM e JOIN chain_start AS c ON c.k = e.k
+     GROUP BY c.k, c.previous
 )
 INSERT INTO events (stream_id, stream_version, event_id, event_type, schema_version, table_id,
                     occurred_at, correlation_id, causation_id, producer, payload, hash)
 SELECT c.stream_id, e.stream_version, e.event_id, e.event_type, e.schema_version, c.table_id,
        $12, c.correlation_id, e.causation_id, $13, e.payload,
-       events_chain_agg(
-           c.previous,
-           events_canonical(c.stream_id, e.stream_version, e.event_id, e.event_type,
-                            e.schema_version, c.table_id, $12, c.correlation_id,
-                            e.causation_id, $13, e.payload::text)
-       ) OVER (PARTITION BY e.k ORDER BY e.n)
-FROM (SELECT u.*, gen_random_uuid() AS event_id
-        FROM unnest($6::bigint[], $7::int[], $8::text[], $9::int[], $10::json[], $11::uuid[])
-             WITH ORDINALITY AS u(k, stream_version, event_type, schema_version, payload,
-                                  causation_id, n)) AS e
+       chained.hashes[e.stream_version - c.expected]
+FROM e
 JOIN chain_start AS c ON c.k = e.k
+JOIN chained ON chained.k = e.k
 WHERE (SELECT count(*) FROM bumped) + (SELECT count(*) FROM created) = (SELECT count(*) FROM s)
 ORDER BY e.n
 RETURNING stream_id, stream_version, position, event_id
