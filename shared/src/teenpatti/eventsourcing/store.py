@@ -17,8 +17,9 @@ Hash chain. Each event's `hash` is sha256 of the previous event's hash in its st
 bytes before version 1) and the event's canonical bytes (`events_canonical`; documented and
 recomputed in Python by `teenpatti.audit.chain`), so `teenpatti audit` detects an altered,
 inserted, removed or reordered event. Postgres computes it: `append` stays one statement,
-chaining its rows with a window aggregate from the hash at the expected version; a row
-stored without a hash (by another writer) is chained by the `events_chain` row trigger.
+chaining its rows with one `events_chain_hashes` call per stream from the hash at the
+expected version; a row stored without a hash (by another writer) is chained by the
+`events_chain` row trigger. The payload is stored as `json`, the producer's text.
 """
 
 from __future__ import annotations
@@ -266,7 +267,7 @@ _APPEND_EXISTING_STREAM = (
 # event's stream by its index), $12 and $13 occurred_at and producer. Every stream is bumped
 # from its expected version (or created, for 0), if its last event is not newer than this
 # transaction (as above); the events are stored only if all were, and
-# chained per stream by a window aggregate from the hash at the expected version, as above.
+# chained per stream by `events_chain_hashes` from the hash at the expected version, as above.
 _APPEND_MANY = f"""
 WITH s AS (
     SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::text[], $5::uuid[])
