@@ -6,7 +6,7 @@ export TP_HOME TP_PG_PORT TP_PG_USER TP_PG_PASSWORD TP_KAFKA_PORT TP_KAFKA_CONTR
 UV := $(shell command -v uv 2>/dev/null || echo "$(HOME)/.local/bin/uv")
 STACK := deploy/local/stack.sh
 
-.PHONY: help install up down status logs run test test-unit lint format chaos bench bench-store bench-engine
+.PHONY: help install up migrate down status logs run test test-unit lint format chaos bench bench-store bench-engine
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/' | expand -t 16
@@ -15,8 +15,12 @@ install: ## install uv and the locked Python dependencies
 	@command -v uv >/dev/null 2>&1 || test -x "$(UV)" || python3 -m pip install --quiet --user uv
 	@$(UV) sync --frozen --all-groups --quiet
 
-up: ## start Kafka, Postgres and Redis as local processes (idempotent)
+up: install ## start Kafka, Postgres and Redis as local processes and migrate the databases (idempotent)
 	@$(STACK) up
+	@$(UV) run teenpatti migrate
+
+migrate: install ## apply the databases' migrations (the deploy step; `make up` runs it)
+	@$(UV) run teenpatti migrate
 
 down: ## stop the local stack (data is kept under $(TP_HOME))
 	@$(STACK) down
@@ -28,7 +32,7 @@ logs: ## tail the logs of the local stack
 	@$(STACK) logs
 
 run: install up ## the main job: stack, services, simulated tables and players (ARGS="--tables 5")
-	@$(UV) run python -m teenpatti.devrun $(ARGS)
+	@$(UV) run python -m teenpatti_tools.devrun $(ARGS)
 
 test: install up ## every test, against the real Postgres, Kafka and Redis
 	@$(UV) run pytest
@@ -39,14 +43,14 @@ test-unit: install ## the fast tests of pure logic only
 lint: install ## ruff and mypy
 	@$(UV) run ruff check .
 	@$(UV) run ruff format --check .
-	@$(UV) run mypy shared/src services/*/src
+	@$(UV) run mypy shared/src tools/src services/*/src
 
 format: install ## format the code
 	@$(UV) run ruff format .
 	@$(UV) run ruff check --fix .
 
 chaos: install up ## seeded SIGKILLs of services, Kafka, Postgres, Redis under load; then every invariant (ARGS="--seed 7")
-	@$(UV) run python -m teenpatti.chaos $(ARGS)
+	@$(UV) run python -m teenpatti_tools.chaos $(ARGS)
 
 bench: install up ## end-to-end benchmarks: intake, settlement, scan to result, rebuild, tables
 	@$(UV) run python benchmarks/bench_all.py $(ARGS)

@@ -3,9 +3,10 @@
     make bench                 (or: uv run python benchmarks/bench_all.py [--quick] [--only X])
 
 Runs bet intake, settlement, scan to result, rebuild and tables (each also runnable alone
-as benchmarks/bench_<name>.py), prints one table, writes bench-results/bench.json and
-rewrites the generated part of docs/benchmarks.md with the figures of this run. Before each
-benchmark it waits (up to two minutes) for the machine to go quiet, and says what it saw.
+as benchmarks/bench_<name>.py), prints one table, keeps the run as a new data file in
+docs/performance/runs/ and rewrites the generated part of docs/performance.md with the
+figures of this run. Before each benchmark it waits (up to two minutes) for the machine to
+go quiet, and says what it saw.
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from common import Figure
+from teenpatti_tools.bench import Figure
 
 BENCHMARKS = ("intake", "settlement", "scan", "rebuild", "tables")
 QUIET_CORES = 0.2  # the stack alone at rest uses under 0.1 of a core here
 SETTLE_SECONDS = 120.0
-DOC = Path("docs/benchmarks.md")
+DOC = Path("docs/performance.md")
+RUNS = Path("docs/performance/runs")  # one JSON file per run; fields: docs/performance.md
 START, END = "<!-- make bench: start -->", "<!-- make bench: end -->"
 
 
@@ -85,11 +87,12 @@ def bounds(figures: list[Figure]) -> list[str]:
     return [f"- **{benchmark}**: {bound}" for benchmark, bound in said.items()]
 
 
-def write_doc(figures: list[Figure], when: str, quick: bool) -> None:
+def write_doc(figures: list[Figure], when: str, quick: bool, run: Path) -> None:
     section = [
         START,
         f"Run of {when} ({'quick sizes' if quick else 'full sizes'}), Python"
-        f" {platform.python_version()}, on the development machine (2 cores):",
+        f" {platform.python_version()}, on the development machine (2 cores);"
+        f" its data: [`{run.name}`]({run.relative_to(DOC.parent).as_posix()}).",
         "",
         *table(figures),
         "",
@@ -98,22 +101,32 @@ def write_doc(figures: list[Figure], when: str, quick: bool) -> None:
         *bounds(figures),
         END,
     ]
-    text = DOC.read_text() if DOC.exists() else "# Benchmarks\n"
+    text = DOC.read_text() if DOC.exists() else "# Performance\n"
     if START in text and END in text:
         before, _, rest = text.partition(START)
         _, _, after = rest.partition(END)
         text = before + "\n".join(section) + after
     else:
-        text = text.rstrip() + "\n\n## End to end: `make bench`\n" + "\n".join(section) + "\n"
+        text = text.rstrip() + "\n\n## The latest `make bench` run\n" + "\n".join(section) + "\n"
     DOC.write_text(text)
 
 
-def write_json(figures: list[Figure], when: str, quick: bool) -> Path:
-    out = Path("bench-results")
-    out.mkdir(exist_ok=True)
-    path = out / "bench.json"
-    body = {"when": when, "quick": quick, "figures": [f.as_dict() for f in figures]}
-    path.write_text(json.dumps(body, indent=2))
+def write_run(figures: list[Figure], started: datetime, ended: datetime, quick: bool) -> Path:
+    """This run as a new file in docs/performance/runs/, named after its start."""
+    RUNS.mkdir(parents=True, exist_ok=True)
+    name = started.strftime("%Y-%m-%dT%H%MZ") + ("-make-bench-quick" if quick else "-make-bench")
+    iso = "%Y-%m-%dT%H:%MZ"
+    body = {
+        "run": name,
+        "when": f"{started.strftime(iso)}/{ended.strftime(iso)}",
+        "command": " ".join(["benchmarks/bench_all.py", *sys.argv[1:]]),
+        "quick": quick,
+        "python": platform.python_version(),
+        "machine": f"{os.cpu_count()} cores",
+        "figures": [f.as_dict() for f in figures],
+    }
+    path = RUNS / f"{name}.json"
+    path.write_text(json.dumps(body, indent=2, ensure_ascii=False) + "\n")
     return path
 
 
@@ -121,8 +134,9 @@ async def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, to check it works")
     parser.add_argument("--only", choices=BENCHMARKS, action="append", help="run only these")
-    parser.add_argument("--no-doc", action="store_true", help="do not rewrite docs/benchmarks.md")
+    parser.add_argument("--no-doc", action="store_true", help="do not rewrite docs/performance.md")
     args = parser.parse_args()
+    started = datetime.now(UTC)
     figures: list[Figure] = []
     failed: list[str] = []
     for name in args.only or BENCHMARKS:
@@ -134,10 +148,12 @@ async def main() -> int:
             failed.append(f"{name}: {type(error).__name__}: {error}")
             print(f"   {name} failed: {error}", file=sys.stderr)
     print("\n".join(table(figures)))
-    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    print(f"\nwritten: {write_json(figures, when, args.quick)}")
+    ended = datetime.now(UTC)
+    when = ended.strftime("%Y-%m-%d %H:%M UTC")
+    run = write_run(figures, started, ended, args.quick)
+    print(f"\nwritten: {run}")
     if not args.no_doc and figures:
-        write_doc(figures, when, args.quick)
+        write_doc(figures, when, args.quick, run)
         print(f"updated: {DOC}")
     for problem in failed:
         print(f"FAILED {problem}")

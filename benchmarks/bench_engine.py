@@ -33,12 +33,11 @@ from teenpatti.engine import (
     BetType,
     Card,
     SixCardCategory,
-    classify_six_card_sets,
-    count_deals,
-    par_sheet,
     resolve_round,
     six_card_bonus_hand,
 )
+from teenpatti.engine.arrays import classify_six_card_sets
+from teenpatti.engine.par import count_deals, par_sheet
 
 SEED = 2020
 ROUNDS = 50_000

@@ -24,7 +24,6 @@ import argparse
 import asyncio
 import json
 import socket
-import sys
 import time
 import uuid
 from collections.abc import Sequence
@@ -34,15 +33,11 @@ from typing import Any
 
 import asyncpg
 
-from teenpatti.databases import drop_database
-
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from benchmarks.common import Figure, System, cpu_seconds, fresh_system, percentile
-from teenpatti.devrun import free_base_port
 from teenpatti.settings import InfrastructureSettings
-from teenpatti.simulator import BET_TYPES, OPERATOR_KEYS, SUPERVISOR_KEY
+from teenpatti_tools.bench import Figure, System, cpu_seconds, fresh_system, percentile
+from teenpatti_tools.databases import drop_database
+from teenpatti_tools.devrun import free_base_port
+from teenpatti_tools.simulator import BET_TYPES, OPERATOR_KEYS, SUPERVISOR_KEY
 
 BENCHMARK = "bet intake"
 CURRENCY = "INR"

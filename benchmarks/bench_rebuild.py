@@ -6,8 +6,8 @@ A fresh database is seeded, with `AsyncpgEventStore.append` in batches, with 1,0
 events (--quick: 100,000): `TABLES` table streams `table-<id>`, each `TableOpened` then
 rounds of `RoundOpened`, `BettingClosed`, six `CardDealt` and `RoundClosed` (nine events).
 The rebuild is what the table service does for a table it holds no state or snapshot of
-(`TableRepository.load_many` with an empty cache): read the stream (`read_for_fold`: the
-seven columns a fold needs, rows built by the driver), decode each payload with the event
+(`TableRepository.load_many` with an empty cache): read the stream (`store.replay_stream`:
+the seven columns a fold needs, rows built by the driver), decode each payload with the event
 registry (`registry.decode_json`: the pydantic model from the JSON text) and fold the events
 with the service's own pure `fold` (the same as `evolve` one event at a time, with one copy
 of the state and of each round). Figures are events per second over all streams, one table
@@ -38,18 +38,18 @@ from pathlib import Path
 
 import asyncpg
 
-from teenpatti.databases import drop_database
+from teenpatti_tools.databases import drop_database, migrated
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.bench_intake import print_table
-from benchmarks.common import Figure
-from table_service.adapters import tables
 from table_service.adapters.snapshots import save_snapshot
-from table_service.adapters.tables import FOLD_COLUMNS, TableRepository, decoded, read_for_fold
+from table_service.adapters.tables import TableRepository, decoded
+from table_service.app import SERVICE
 from table_service.config import TableSettings
-from table_service.domain import TableState, fold, round_closed, round_id_for, stream_id_for
+from table_service.domain.decisions import round_closed
+from table_service.domain.state import TableState, fold, round_id_for, stream_id_for
 from teenpatti.engine import PUBLISHED_PAY_TABLE, pay_table_to_mapping
 from teenpatti.events import Event
 from teenpatti.events.catalog import (
@@ -60,16 +60,23 @@ from teenpatti.events.catalog import (
     StakeLimit,
     TableOpened,
 )
+from teenpatti.eventsourcing import MIGRATIONS as STORE_MIGRATIONS
 from teenpatti.eventsourcing import AsyncpgEventStore
-from teenpatti.runtime import freeze_startup_objects
+from teenpatti.kernel.process import freeze_startup_objects
 from teenpatti.settings import InfrastructureSettings
-from teenpatti.simulator import BET_TYPES
+from teenpatti_tools.bench import Figure
+from teenpatti_tools.simulator import BET_TYPES
 
 BENCHMARK = "rebuild"
 TABLES = 100
 ROUNDS_PER_APPEND = 50  # 450 events per append
 CARDS = ("AS", "KS", "AC", "KH", "AD", "2D")
 GOAL = 200_000.0
+# the columns `AsyncpgEventStore.replay_stream` reads, for the plain SELECT it is compared with
+REPLAY_COLUMNS = (
+    "stream_id, stream_version, event_id, event_type, schema_version, occurred_at,"
+    " payload::text AS payload"
+)
 
 
 # ---------------------------------------------------------------------- seeding
@@ -138,62 +145,63 @@ def table_ids() -> list[str]:
     return [f"R{n:03d}" for n in range(TABLES)]
 
 
-async def raw_select(pool: asyncpg.Pool) -> int:
+async def raw_select(store: AsyncpgEventStore) -> int:
     count = 0
     for table_id in table_ids():
-        rows = await pool.fetch(
-            f"SELECT {FOLD_COLUMNS} FROM events WHERE stream_id = $1 ORDER BY stream_version",
+        rows = await store.pool.fetch(
+            f"SELECT {REPLAY_COLUMNS} FROM events WHERE stream_id = $1 ORDER BY stream_version",
             stream_id_for(table_id),
         )
         count += len(rows)
     return count
 
 
-async def read_only(pool: asyncpg.Pool) -> int:
+async def read_only(store: AsyncpgEventStore) -> int:
     count = 0
     for table_id in table_ids():
-        count += len(await read_for_fold(pool, table_id))
+        count += len(await store.replay_stream(stream_id_for(table_id)))
     return count
 
 
-async def read_and_decode(pool: asyncpg.Pool) -> int:
+async def read_and_decode(store: AsyncpgEventStore) -> int:
     count = 0
     for table_id in table_ids():
         state = TableState(table_id=table_id)
-        count += sum(1 for _ in decoded(state, await read_for_fold(pool, table_id)))
+        rows = await store.replay_stream(stream_id_for(table_id))
+        count += sum(1 for _ in decoded(state, rows))
     return count
 
 
-async def rebuild(pool: asyncpg.Pool) -> int:
+async def rebuild(store: AsyncpgEventStore) -> int:
     """Every table's state from its whole stream, as the table service builds a table it
     holds no state or snapshot of: `TableRepository.load_many` with an empty cache."""
     count = 0
-    for state in (await TableRepository(pool).load_many(table_ids())).values():
+    for state in (await TableRepository(store).load_many(table_ids())).values():
         if state.round is None or state.round.result is None:
             raise RuntimeError(f"table {state.table_id}: rebuilt without its last round's result")
         count += state.version
     return count
 
 
-async def write_snapshots(pool: asyncpg.Pool) -> None:
+async def write_snapshots(store: AsyncpgEventStore) -> None:
     """Each table's snapshot `snapshot_every - 1` (199) events before the end of its stream:
     the most a restarted table service can have to replay after one, as it keeps one every
     `snapshot_every` events."""
     every = TableSettings().snapshot_every
     for table_id in table_ids():
-        rows = await read_for_fold(pool, table_id)
+        rows = await store.replay_stream(stream_id_for(table_id))
         kept = len(rows) - (every - 1)
         empty = TableState(table_id=table_id)
         state = fold(empty, decoded(empty, rows[:kept]))
-        async with pool.acquire() as connection:
+        async with store.pool.acquire() as connection:
             await save_snapshot(connection, state, rows[kept - 1].event_id)
 
 
-async def restore(pool: asyncpg.Pool) -> int:
+async def restore(store: AsyncpgEventStore) -> int:
     """Every table's state as a (re)started table service loads it: `TableRepository.load`
     with an empty cache, from the snapshot and the events after it. Counts the events the
     states stand for."""
-    repository = TableRepository(pool)
+    repository = TableRepository(store)
     count = 0
     for table_id in table_ids():
         state = await repository.load(table_id)
@@ -203,20 +211,22 @@ async def restore(pool: asyncpg.Pool) -> int:
     return count
 
 
-async def rate(action: Callable[[asyncpg.Pool], Awaitable[int]], pool: asyncpg.Pool) -> float:
+async def rate(
+    action: Callable[[AsyncpgEventStore], Awaitable[int]], store: AsyncpgEventStore
+) -> float:
     """Events per second, the median of three runs."""
     rates = []
     for _ in range(3):
         started = time.perf_counter()
-        count = await action(pool)
+        count = await action(store)
         rates.append(count / (time.perf_counter() - started))
     return statistics.median(rates)
 
 
-async def profile_rebuild(pool: asyncpg.Pool, lines: int = 18) -> str:
+async def profile_rebuild(store: AsyncpgEventStore, lines: int = 18) -> str:
     profile = cProfile.Profile()
     profile.enable()
-    await rebuild(pool)
+    await rebuild(store)
     profile.disable()
     out = io.StringIO()
     pstats.Stats(profile, stream=out).sort_stats("tottime").print_stats(lines)
@@ -235,23 +245,23 @@ async def measure(quick: bool, show_profile: bool = False) -> list[Figure]:
                 settings.postgres_dsn(name), min_size=1, max_size=4
             ) as pool:
                 store = AsyncpgEventStore(pool, producer="table")
-                await store.migrate()
-                await tables.migrate(pool)  # the service's own tables: no snapshot yet
+                # the store's and the service's own tables: no snapshot yet
+                await migrated(pool, STORE_MIGRATIONS, SERVICE.migrations)
                 started = time.perf_counter()
                 stored = await seed(store, wanted)
                 seeding = time.perf_counter() - started
                 print(f"seeded {stored:,} events in {seeding:.1f} s", flush=True)
                 await pool.execute("VACUUM ANALYZE events")
                 freeze_startup_objects()  # the garbage collector's policy of every service
-                raw = await rate(raw_select, pool)
+                raw = await rate(raw_select, store)
                 stages = {
-                    "read (read_for_fold rows)": await rate(read_only, pool),
-                    "read + decode (registry.decode_json)": await rate(read_and_decode, pool),
+                    "read (store.replay_stream rows)": await rate(read_only, store),
+                    "read + decode (registry.decode_json)": await rate(read_and_decode, store),
                 }
-                full = await rate(rebuild, pool)
-                profile = await profile_rebuild(pool)
-                await write_snapshots(pool)
-                restored = await rate(restore, pool)
+                full = await rate(rebuild, store)
+                profile = await profile_rebuild(store)
+                await write_snapshots(store)
+                restored = await rate(restore, store)
         finally:
             await drop_database(admin, name)
     finally:

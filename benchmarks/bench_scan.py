@@ -42,7 +42,6 @@ import urllib.parse
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import asyncpg
@@ -51,16 +50,13 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from redis.asyncio import Redis
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from benchmarks.common import Figure, System, fresh_system, percentile
-from teenpatti.devrun import free_base_port
 from teenpatti.engine import DECK
 from teenpatti.events.contracts import EventEnvelope
 from teenpatti.eventsourcing import kafka_producer
 from teenpatti.settings import InfrastructureSettings
-from teenpatti.simulator import BET_TYPES, OPERATOR_KEYS, SUPERVISOR_KEY
+from teenpatti_tools.bench import Figure, System, fresh_system, percentile
+from teenpatti_tools.devrun import free_base_port
+from teenpatti_tools.simulator import BET_TYPES, OPERATOR_KEYS, SUPERVISOR_KEY
 
 BENCHMARK = "scan to result"
 GOAL_MS = 50.0
@@ -450,7 +446,7 @@ async def redis_watch(
     subscribed: asyncio.Event,
     tasks: set[asyncio.Task[None]],
 ) -> None:
-    """The feed channels as the table service publishes them (its `table-feed` consumer):
+    """The feed channels as the table service publishes them (its `table-table` consumer):
     the dealers of every table start on `BettingClosed` here; `RoundClosed` is timed."""
     redis = Redis.from_url(system.settings.redis_url)
     pubsub = redis.pubsub()
@@ -479,13 +475,13 @@ async def redis_watch(
 STAGES = (
     ("request -> CardScanned (gateway tx)", "sent", "scanned"),
     ("gateway relay -> scanner.events", "scanned", "scanned_kafka"),
-    ("scanner.events -> table-scans tx", "scanned_kafka", "table_consumed"),
-    ("table-scans tx -> RoundClosed decided", "table_consumed", "closed"),
+    ("scanner.events -> table-scanner tx", "scanned_kafka", "table_consumed"),
+    ("table-scanner tx -> RoundClosed decided", "table_consumed", "closed"),
     ("table relay -> table.events", "closed", "closed_kafka"),
-    ("table.events -> table-feed tx", "closed_kafka", "feed_consumed"),
-    ("table-feed tx -> Redis PUBLISH seen", "feed_consumed", "redis"),
+    ("table.events -> table-table tx", "closed_kafka", "feed_consumed"),
+    ("table-table tx -> Redis PUBLISH seen", "feed_consumed", "redis"),
     ("Redis -> WebSocket message", "redis", "feed"),
-    ("(table-feed tx -> WebSocket message)", "feed_consumed", "feed"),
+    ("(table-table tx -> WebSocket message)", "feed_consumed", "feed"),
 )
 
 
@@ -591,10 +587,10 @@ async def stage_times(system: System, samples: list[RoundSample]) -> list[dict[s
             "sent": sample.sixth_sent,
             "scanned": scan["occurred_at"].timestamp(),
             "scanned_kafka": kafka.get(scan_id),
-            "table_consumed": processed.get((settings.topic("table-scans"), scan_id)),
+            "table_consumed": processed.get((settings.topic("table-scanner"), scan_id)),
             "closed": close["occurred_at"].timestamp(),
             "closed_kafka": kafka.get(close_id),
-            "feed_consumed": processed.get((settings.topic("table-feed"), close_id)),
+            "feed_consumed": processed.get((settings.topic("table-table"), close_id)),
             "redis": sample.redis_seen,
             "feed": sample.feed_seen,
         }

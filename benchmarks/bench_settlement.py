@@ -35,7 +35,7 @@ from pathlib import Path
 import asyncpg
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
-from teenpatti.databases import drop_database
+from teenpatti_tools.databases import drop_database
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -48,10 +48,10 @@ from benchmarks.bench_intake import (
     print_table,
     profiling_env,
 )
-from benchmarks.common import Figure, System, cpu_seconds, fresh_system
-from teenpatti.devrun import free_base_port
 from teenpatti.settings import InfrastructureSettings
-from teenpatti.simulator import BET_TYPES, SUPERVISOR_KEY
+from teenpatti_tools.bench import Figure, System, cpu_seconds, fresh_system
+from teenpatti_tools.devrun import free_base_port
+from teenpatti_tools.simulator import BET_TYPES, SUPERVISOR_KEY
 
 BENCHMARK = "settlement"
 CONCURRENCY = 24

@@ -33,18 +33,21 @@ import asyncpg
 from eventsourcing.persistence import StoredEvent as PeerStoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
 
-from teenpatti.databases import drop_database
 from teenpatti.events import Event
+from teenpatti.eventsourcing import MIGRATIONS as STORE_MIGRATIONS
 from teenpatti.eventsourcing import AsyncpgEventStore, GlobalPosition
 from teenpatti.settings import InfrastructureSettings
+from teenpatti_tools.databases import drop_database, migrated
 
 BATCH = 100
 PAGE = 10_000
 ROUNDS = 3  # each contender measured this many times, in turn
 
 
-class BetPlaced(Event):
-    event_type: ClassVar[str] = "BetPlaced"
+class SampleBet(Event):
+    """A bet-sized event of the benchmark's own (not in the catalog)."""
+
+    event_type: ClassVar[str] = "SampleBet"
     bet_id: UUID
     round_id: str
     player_id: str
@@ -53,8 +56,8 @@ class BetPlaced(Event):
     currency: str
 
 
-def sample_event() -> BetPlaced:
-    return BetPlaced(
+def sample_event() -> SampleBet:
+    return SampleBet(
         bet_id=uuid4(),
         round_id="T01-000042",
         player_id="op-1:player-00017",
@@ -117,7 +120,7 @@ async def bench_ours(settings: InfrastructureSettings, singles: int, batches: in
     dsn = await fresh_database(settings, "bench_store_ours")
     async with asyncpg.create_pool(dsn, min_size=1, max_size=2) as pool:
         store = AsyncpgEventStore(pool, producer="bench")
-        await store.migrate()
+        await migrated(pool, STORE_MIGRATIONS)
 
         async def single() -> int:
             for n in range(singles):
@@ -168,7 +171,7 @@ async def bench_peer(settings: InfrastructureSettings, singles: int, batches: in
         for n in range(singles):
             stream, version = divmod(n, BATCH)
             recorder.insert_events(
-                [PeerStoredEvent(streams[stream], version + 1, "BetPlaced", encoded())]
+                [PeerStoredEvent(streams[stream], version + 1, "SampleBet", encoded())]
             )
         return singles
 
@@ -176,7 +179,7 @@ async def bench_peer(settings: InfrastructureSettings, singles: int, batches: in
         for _ in range(batches):
             stream = uuid4()
             recorder.insert_events(
-                [PeerStoredEvent(stream, v + 1, "BetPlaced", encoded()) for v in range(BATCH)]
+                [PeerStoredEvent(stream, v + 1, "SampleBet", encoded()) for v in range(BATCH)]
             )
         return batches * BATCH
 

@@ -49,9 +49,9 @@ from benchmarks.bench_scan import (
     print_figures,
     spawn,
 )
-from benchmarks.common import Figure, System, fresh_system, percentile
-from teenpatti.devrun import free_base_port
 from teenpatti.settings import InfrastructureSettings
+from teenpatti_tools.bench import Figure, System, fresh_system, percentile
+from teenpatti_tools.devrun import free_base_port
 
 BENCHMARK = "tables"
 GOAL_TABLES = 1000

@@ -16,9 +16,10 @@ import asyncpg
 import pytest
 from aiokafka.admin import AIOKafkaAdminClient
 
-from teenpatti.databases import drop_database
+from teenpatti.eventsourcing import MIGRATIONS as STORE_MIGRATIONS
 from teenpatti.eventsourcing import AsyncpgEventStore, ensure_topics
 from teenpatti.settings import InfrastructureSettings
+from teenpatti_tools.databases import drop_database, migrated
 
 
 def _reachable(port: int, host: str = "127.0.0.1") -> bool:
@@ -122,9 +123,8 @@ async def pool(database: str) -> AsyncIterator[asyncpg.Pool]:
 
 @pytest.fixture
 async def store(pool: asyncpg.Pool) -> AsyncpgEventStore:
-    event_store = AsyncpgEventStore(pool, producer="tests")
-    await event_store.migrate()
-    return event_store
+    await migrated(pool, STORE_MIGRATIONS)
+    return AsyncpgEventStore(pool, producer="tests")
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """The short chaos run of `make test`: every service and every part of the stack SIGKILLed
-at least once under load and restarted, then every invariant of `teenpatti.chaos.checks`.
+at least once under load and restarted, then every invariant of `teenpatti_tools.chaos.checks`.
 
 A seed that ever found a bug stays in REGRESSION_SEEDS, with a note of the bug it found.
 """
@@ -10,10 +10,10 @@ import os
 
 import pytest
 
-from teenpatti.chaos.plan import INFRASTRUCTURE
-from teenpatti.chaos.run import SERVICE_KINDS, ChaosConfig, run_chaos
-from teenpatti.devrun import free_base_port
 from teenpatti.settings import InfrastructureSettings
+from teenpatti_tools.chaos.plan import INFRASTRUCTURE
+from teenpatti_tools.chaos.run import SERVICE_KINDS, ChaosConfig, run_chaos
+from teenpatti_tools.devrun import free_base_port
 
 REGRESSION_SEEDS = [
     # Postgres killed, then a relay connecting while it said "the database system is

@@ -11,8 +11,8 @@ from contextlib import asynccontextmanager
 
 import pytest
 
-from teenpatti.devrun import ServiceProcesses, endpoints, free_base_port, isolated_system
 from teenpatti.settings import InfrastructureSettings
+from teenpatti_tools.devrun import ServiceProcesses, endpoints, free_base_port, isolated_system
 
 from .driver import Studio
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 
-from teenpatti.simulator import BET_TYPES, OPERATOR_KEYS, SUPERVISOR_KEY, Endpoints
+from teenpatti_tools.simulator import BET_TYPES, OPERATOR_KEYS, SUPERVISOR_KEY, Endpoints
 
 CURRENCY = "INR"
 LIMITS = {CURRENCY: {bet: {"min": 100, "max": 100_000} for bet in BET_TYPES}}

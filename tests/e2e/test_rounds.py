@@ -10,8 +10,8 @@ from typing import Any
 
 import websockets
 
-from teenpatti.devrun import ServiceProcesses
-from teenpatti.simulator import OPERATOR_KEYS
+from teenpatti_tools.devrun import ServiceProcesses
+from teenpatti_tools.simulator import OPERATOR_KEYS
 
 from .driver import Studio
 

@@ -6,9 +6,9 @@ import time
 import uuid
 from datetime import UTC, datetime
 
-from teenpatti.devrun import endpoints
 from teenpatti.eventsourcing import partition_for
 from teenpatti.settings import InfrastructureSettings
+from teenpatti_tools.devrun import endpoints
 
 from .conftest import running_system
 from .driver import Studio

@@ -27,6 +27,7 @@ from table_service.app import create_app as create_table
 from table_service.config import TableSettings
 from teenpatti.events.catalog import ALL_TOPICS
 from teenpatti.eventsourcing import TopicConfigurationError, ensure_topics
+from teenpatti.migrations import migrate_service
 from teenpatti.settings import InfrastructureSettings
 from wallet_service.app import create_app as create_wallet
 from wallet_service.config import WalletSettings
@@ -63,7 +64,8 @@ async def topics_ready(settings: InfrastructureSettings) -> None:
 
 @asynccontextmanager
 async def started(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    """The app with its lifespan entered, and a client bound to it."""
+    """The app's database migrated, its lifespan entered, and a client bound to it."""
+    await migrate_service(app.state.service, app.state.settings)
     async with contextlib.AsyncExitStack() as stack:
         async with asyncio.timeout(STARTUP_TIMEOUT):
             await stack.enter_async_context(app.router.lifespan_context(app))

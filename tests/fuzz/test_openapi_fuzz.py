@@ -23,6 +23,9 @@ SUPERVISOR = {"X-Api-Key": "dev-supervisor-key"}
 App = tuple[FastAPI, httpx.AsyncClient]
 
 
+PROBES = ("/health", "/ready")  # the kernel's, open to all
+
+
 def _settled(tally: Tally) -> None:
     REPORT.append(tally.summary())
     failures = tally.failures()
@@ -33,7 +36,7 @@ async def test_wallet_api(wallet_app: App) -> None:
     app, client = wallet_app
 
     def credentials(method: str, path: str) -> Mapping[str, str] | None:
-        return None if path == "/health" else OPERATOR
+        return None if path in PROBES else OPERATOR
 
     _settled(await fuzz(app, client, "wallet", credentials))
 
@@ -42,7 +45,7 @@ async def test_table_api(table_app: App) -> None:
     app, client = table_app
 
     def credentials(method: str, path: str) -> Mapping[str, str] | None:
-        return None if path == "/health" else SUPERVISOR
+        return None if path in PROBES else SUPERVISOR
 
     _settled(await fuzz(app, client, "table", credentials))
 
@@ -59,7 +62,7 @@ async def test_scanner_gateway_api(scanner_app: App) -> None:
     }
 
     def credentials(method: str, path: str) -> Mapping[str, str] | None:
-        if path == "/health":
+        if path in PROBES:
             return None
         return device if path.startswith("/scans") else SUPERVISOR
 
@@ -70,7 +73,7 @@ async def test_settlement_api(settlement_app: App) -> None:
     app, client = settlement_app
 
     def credentials(method: str, path: str) -> Mapping[str, str] | None:
-        if path == "/health":
+        if path in PROBES:
             return None
         return SUPERVISOR if path == "/problems" else OPERATOR
 

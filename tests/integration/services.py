@@ -18,13 +18,16 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from fastapi import FastAPI
 
 from teenpatti.events import Event, EventEnvelope, new_envelope
-from teenpatti.events.catalog import BetPaid, BetPlaced, BetsPaid, BetsPlaced, registry
+from teenpatti.events.catalog import BetsPaid, BetsPlaced, PaidLine, PlacedLine, registry
+from teenpatti.migrations import migrate_service
 from teenpatti.settings import InfrastructureSettings
 
 
 @asynccontextmanager
 async def running(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    """The app started (lifespan entered) and an HTTP client bound to it."""
+    """The app's database migrated, the app started (lifespan entered) and an HTTP client
+    bound to it."""
+    await migrate_service(app.state.service, app.state.settings)
     async with (
         app.router.lifespan_context(app),
         httpx.AsyncClient(
@@ -97,7 +100,7 @@ def of_type(envelopes: list[EventEnvelope], event_type: str) -> list[Event]:
     return [registry.decode_envelope(e) for e in envelopes if e.event_type == event_type]
 
 
-def paid_bets(envelopes: list[EventEnvelope]) -> list[BetPaid]:
+def paid_bets(envelopes: list[EventEnvelope]) -> list[PaidLine]:
     """Every bet's payment the envelopes hold: the lines of each `BetsPaid`, in order."""
     return [
         paid
@@ -107,7 +110,7 @@ def paid_bets(envelopes: list[EventEnvelope]) -> list[BetPaid]:
     ]
 
 
-def placed_bets(envelopes: list[EventEnvelope]) -> list[BetPlaced]:
+def placed_bets(envelopes: list[EventEnvelope]) -> list[PlacedLine]:
     """Every bet the envelopes place: the lines of each `BetsPlaced`, in order."""
     return [
         placed

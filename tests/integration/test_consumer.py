@@ -19,7 +19,6 @@ from teenpatti.eventsourcing import (
     AsyncpgEventStore,
     KafkaEventConsumer,
     KafkaOutboxRelay,
-    each_in_order,
     kafka_producer,
     partition_for,
 )
@@ -144,12 +143,13 @@ async def _count_is(pool: asyncpg.Pool, expected: int) -> bool:
 
 async def strict_handler(
     connection: asyncpg.Connection,
-    envelope: EventEnvelope,
+    envelopes: list[EventEnvelope],
 ) -> None:
-    event = registry.decode_envelope(envelope)
-    if getattr(event, "chips", 0) < 0:
-        raise ValueError("a negative chip count cannot be applied")
-    await record_effect(connection, envelope)
+    for envelope in envelopes:
+        event = registry.decode_envelope(envelope)
+        if getattr(event, "chips", 0) < 0:
+            raise ValueError("a negative chip count cannot be applied")
+    await record_effect(connection, envelopes)
 
 
 async def test_poison_events_are_parked_and_the_partition_moves_on(
@@ -254,10 +254,11 @@ async def test_an_older_schema_version_is_upcast(
 
     async def remember_colour(
         connection: asyncpg.Connection,
-        envelope: EventEnvelope,
+        envelopes: list[EventEnvelope],
     ) -> None:
-        event = registry.decode_envelope(envelope)
-        await connection.execute("INSERT INTO colours VALUES ($1)", event.colour)  # type: ignore[attr-defined]
+        for envelope in envelopes:
+            event = registry.decode_envelope(envelope)
+            await connection.execute("INSERT INTO colours VALUES ($1)", event.colour)  # type: ignore[attr-defined]
 
     runtime = KafkaEventConsumer(
         pool,
@@ -296,16 +297,14 @@ async def test_a_poll_over_several_partitions_is_one_transaction_in_partition_or
 
     async def batch(connection: asyncpg.Connection, envelopes: list[EventEnvelope]) -> None:
         batches.append((await connection.fetchval("SELECT txid_current()"), envelopes))
-        for envelope in envelopes:
-            await record_effect(connection, envelope)
+        await record_effect(connection, envelopes)
 
     runtime = KafkaEventConsumer(
         pool,
         name="batch-test",
         topics=[topic],
         bootstrap_servers=infrastructure.kafka_servers,
-        handler=record_effect,
-        batch_handler=batch,
+        handler=batch,
         max_records=1000,
     )
     await run_until_handled(runtime, pool, infrastructure, topic, 140)
@@ -346,13 +345,8 @@ async def test_an_action_after_commit_runs_once_each_transaction_has_committed(
 
         return check
 
-    async def one(connection: asyncpg.Connection, envelope: EventEnvelope) -> AfterCommit:
-        await record_effect(connection, envelope)
-        return after([envelope])
-
     async def batch(connection: asyncpg.Connection, envelopes: list[EventEnvelope]) -> AfterCommit:
-        for envelope in envelopes:
-            await record_effect(connection, envelope)
+        await record_effect(connection, envelopes)
         return after(envelopes)
 
     runtime = KafkaEventConsumer(
@@ -360,8 +354,7 @@ async def test_an_action_after_commit_runs_once_each_transaction_has_committed(
         name="after-commit-test",
         topics=[topic],
         bootstrap_servers=infrastructure.kafka_servers,
-        handler=one,
-        batch_handler=batch,
+        handler=batch,
     )
     await run_until_handled(runtime, pool, infrastructure, topic, 140)
 
@@ -388,21 +381,20 @@ async def test_records_it_may_pass_over_take_no_transaction_and_their_offsets_mo
 
     async def batch(connection: asyncpg.Connection, envelopes: list[EventEnvelope]) -> None:
         transactions.append(await connection.fetchval("SELECT txid_current()"))
-        for envelope in envelopes:
-            await record_effect(connection, envelope)
+        await record_effect(connection, envelopes)
 
     def even(envelope: EventEnvelope) -> bool:
         return bool(envelope.payload["chips"] % 2 == 0)
 
-    for name, batch_handler in (("skips-batch", batch), ("skips-single", None)):
+    for name, batches in (("skips-batch", True), ("skips-single", False)):
         await pool.execute("TRUNCATE effects")
         runtime = KafkaEventConsumer(
             pool,
             name=name,
             topics=[topic],
             bootstrap_servers=infrastructure.kafka_servers,
-            handler=record_effect,
-            batch_handler=batch_handler,
+            handler=batch,
+            batches=batches,
             skips=even,
         )
         await run_until_handled(runtime, pool, infrastructure, topic, 70, records=140)
@@ -440,7 +432,6 @@ async def test_records_whose_headers_name_a_type_to_pass_over_are_not_read(
         topics=[topic],
         bootstrap_servers=infrastructure.kafka_servers,
         handler=record_effect,
-        batch_handler=each_in_order(record_effect),
         skips_type=lambda event_type, version: (event_type, version) == ("ChipCounted", 2),
     )
     await run_until_handled(runtime, pool, infrastructure, topic, 0, records=13)

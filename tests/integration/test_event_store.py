@@ -220,56 +220,59 @@ async def test_occurred_at_is_stored_in_utc(store: AsyncpgEventStore) -> None:
     assert event.envelope().occurred_at.utcoffset() is not None
 
 
-async def test_migrate_is_safe_to_run_concurrently_and_twice(
-    pool: asyncpg.Pool,
-) -> None:
-    stores = [AsyncpgEventStore(pool, producer=f"instance-{n}") for n in range(3)]
-    await asyncio.gather(*(s.migrate() for s in stores))
-    await stores[0].migrate()
-
-    await stores[1].append("round-1", 0, [counted(1)], table_id="T1")
-    assert len(await stores[2].read_all()) == 1
-
-
-async def test_a_store_made_with_jsonb_payloads_keeps_its_chain_when_converted(
+async def test_the_stores_api_reads_versions_and_streams_in_the_callers_transaction(
     store: AsyncpgEventStore, pool: asyncpg.Pool
 ) -> None:
-    # a store as it was made before: payloads in jsonb, hashed from jsonb's text (here by
-    # the trigger that chains rows stored without a hash, which hashes `payload::text`)
-    await pool.execute("ALTER TABLE events ALTER COLUMN payload TYPE jsonb USING payload::jsonb")
-    await pool.execute("INSERT INTO streams VALUES ('round-1', 2)")
-    await pool.execute(
-        "INSERT INTO events (stream_id, stream_version, event_type, schema_version, table_id,"
-        " occurred_at, correlation_id, producer, payload)"
-        " SELECT 'round-1', v, 'ChipCounted', 2, 'T1', now(), gen_random_uuid(), 'tests', p"
-        " FROM unnest($1::int[], $2::jsonb[]) AS e(v, p) ORDER BY v",
-        [1, 2],
-        [counted(1).model_dump_json(), counted(2, "blue").model_dump_json()],
-    )
-    stored = await pool.fetchval(
-        "SELECT payload::text FROM events WHERE stream_id = 'round-1' AND stream_version = 1"
-    )
-    assert stored == '{"chips": 1, "colour": "red"}'  # jsonb's own spacing
-
-    await store.migrate()
-    await store.append("round-1", 2, [counted(3)], table_id="T1")
-
-    kind = await pool.fetchval(
-        "SELECT atttypid::regtype::text FROM pg_attribute"
-        " WHERE attrelid = 'events'::regclass AND attname = 'payload'"
-    )
-    texts = await pool.fetch(
-        "SELECT payload::text AS text FROM events WHERE stream_id = 'round-1'"
-        " ORDER BY stream_version"
-    )
-    assert kind == "json"
-    assert [row["text"] for row in texts] == [
-        '{"chips": 1, "colour": "red"}',
-        '{"chips": 2, "colour": "blue"}',
-        '{"chips":3,"colour":"red"}',  # as the producer wrote it
+    await store.append("round-1", 0, [counted(1), counted(2)], table_id="T1")
+    await store.append("round-2", 0, [counted(3)], table_id="T1")
+    async with pool.acquire() as connection, connection.transaction():
+        await store.append("round-2", 1, [counted(4)], table_id="T1", connection=connection)
+        assert await store.stream_version("round-2", connection=connection) == 2
+        assert await store.stream_version("round-2") == 1  # not committed yet
+        assert await store.stream_versions(
+            ["round-1", "round-2", "round-3"], connection=connection
+        ) == {"round-1": 2, "round-2": 2, "round-3": 0}
+        (latest,) = await store.read_stream("round-2", 1, connection=connection)
+        assert latest.payload == {"chips": 4, "colour": "red"}
+    (first,) = await store.read_stream("round-1", limit=1)
+    assert first.stream_version == 1
+    replayed = await store.replay_streams({"round-1": 1, "round-2": 0})
+    assert [(e.stream_id, e.stream_version, e.event_type) for e in replayed] == [
+        ("round-1", 2, "ChipCounted"),
+        ("round-2", 1, "ChipCounted"),
+        ("round-2", 2, "ChipCounted"),
     ]
-    assert await _chain_findings(pool, "round-1") == ([], 3)
-    assert [e.payload["chips"] for e in await store.read_stream("round-1")] == [1, 2, 3]
+    assert [e.payload_json for e in await store.replay_stream("round-1", 1)] == [
+        counted(2).model_dump_json()
+    ]
+
+
+async def test_a_locked_stream_makes_a_second_writer_wait_and_then_see_the_first(
+    store: AsyncpgEventStore, pool: asyncpg.Pool
+) -> None:
+    first = await pool.acquire()
+    try:
+        transaction = first.transaction()
+        await transaction.start()
+        assert await store.lock_stream("device-1", connection=first) == 0
+
+        async def second_writer() -> int:
+            async with pool.acquire() as connection, connection.transaction():
+                version = await store.lock_stream("device-1", connection=connection)
+                await store.append(
+                    "device-1", version, [counted(2)], table_id="T1", connection=connection
+                )
+                return version
+
+        waiting = asyncio.create_task(second_writer())
+        await asyncio.sleep(0.2)
+        assert not waiting.done(), "the second writer waits for the lock"
+        await store.append("device-1", 0, [counted(1)], table_id="T1", connection=first)
+        await transaction.commit()
+    finally:
+        await pool.release(first)
+    assert await asyncio.wait_for(waiting, 10) == 1, "it read the version the first committed"
+    assert await store.stream_version("device-1") == 2
 
 
 @pytest.mark.parametrize(
@@ -330,7 +333,7 @@ async def _chain_findings(pool: asyncpg.Pool, stream_id: str) -> tuple[list[Find
         )
         for r in records
     ]
-    findings, chained, _ = verify_stream(rows, len(rows))
+    findings, chained = verify_stream(rows, len(rows))
     return findings, chained
 
 

@@ -36,13 +36,14 @@ CREATE TABLE IF NOT EXISTS effects (
 
 async def record_effect(
     connection: asyncpg.Connection,
-    envelope: EventEnvelope,
+    envelopes: list[EventEnvelope],
 ) -> None:
-    await connection.execute(
-        "INSERT INTO effects (event_id, times) VALUES ($1, 1)"
-        " ON CONFLICT (event_id) DO UPDATE SET times = effects.times + 1",
-        envelope.event_id,
-    )
+    for envelope in envelopes:
+        await connection.execute(
+            "INSERT INTO effects (event_id, times) VALUES ($1, 1)"
+            " ON CONFLICT (event_id) DO UPDATE SET times = effects.times + 1",
+            envelope.event_id,
+        )
 
 
 class DyingConsumer(KafkaEventConsumer):

@@ -6,7 +6,7 @@ from itertools import islice
 
 import pytest
 
-from teenpatti.chaos.plan import Fault, schedule
+from teenpatti_tools.chaos.plan import Fault, schedule
 
 TARGETS = ["table-1", "table-2", "wallet-1", "scanner-gateway-1", "kafka", "postgres", "redis"]
 

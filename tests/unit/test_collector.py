@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from teenpatti.runtime import FreezeSurvivors
+from teenpatti.kernel.process import FreezeSurvivors
 
 
 class Cycle:

@@ -28,16 +28,11 @@ from teenpatti.engine import (
     PayTable,
     RoundResult,
     RulesEngineError,
-    format_par_sheet,
-    par_sheet,
-    par_sheet_to_mapping,
     parse_cards,
-    parse_rtp_floor,
     pay_table_from_json,
     resolve_hands,
     settle_bet,
 )
-from teenpatti.engine.par import DEFAULT_RTP_FLOOR
 
 EVALUATE_STAKE = 100  # minor units; `returns` are what a stake of 100 gets back
 EVALUATE_CURRENCY = "XXX"  # ISO 4217 "no currency": the amounts are only proportions
@@ -110,13 +105,60 @@ def build_parser() -> argparse.ArgumentParser:
     sheet.add_argument(
         "--rtp-floor",
         type=_rtp_floor,
-        default=DEFAULT_RTP_FLOOR,
+        default=None,  # the engine's DEFAULT_RTP_FLOOR, read when the sheet is made
         metavar="X",
         help="flag bets whose RTP is below X, e.g. 0.9 or 90%% (default: 0.9)",
     )
     sheet.set_defaults(handler=_par_sheet)
     _add_audit_parser(commands)
+    migrate = commands.add_parser(
+        "migrate",
+        help="apply the database migrations of the services (the deploy step)",
+        description=(
+            "Applies, in order, the event store's and each service's migrations not yet"
+            " applied to its database (TP_* settings name the databases), and records them in"
+            " schema_migrations. Run again, it does nothing. Services refuse to start on a"
+            " database that is behind."
+        ),
+    )
+    migrate.add_argument(
+        "services", nargs="*", metavar="SERVICE", help="the services to migrate (default: all)"
+    )
+    migrate.set_defaults(handler=_migrate)
     return parser
+
+
+def _migrate(args: argparse.Namespace, streams: _Streams) -> int:
+    import asyncio
+
+    from teenpatti.migrations import MigrationError, declared_services, migrate_service
+
+    services = declared_services()
+    unknown = sorted(set(args.services) - set(services))
+    if unknown:
+        raise UsageError(f"no service {', '.join(unknown)} (known: {', '.join(sorted(services))})")
+
+    async def run() -> None:
+        for name in args.services or sorted(services):
+            service = services[name]()
+            settings = service.settings()
+            applied = await migrate_service(service, settings)
+            database = service.database(settings)
+            if applied:
+                for migration in applied:
+                    print(f"{name}: {database}: applied {migration}", file=streams.out)
+            else:
+                print(f"{name}: {database}: up to date", file=streams.out)
+
+    try:
+        asyncio.run(run())
+    except (MigrationError, OSError) as error:
+        raise UsageError(str(error)) from None
+    except Exception as error:
+        if type(error).__module__.startswith("asyncpg"):
+            raise UsageError(f"{type(error).__name__}: {error}") from None
+        raise
+    return EXIT_OK
 
 
 def _add_audit_parser(commands: Any) -> None:
@@ -257,6 +299,8 @@ def _add_paytable_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _rtp_floor(text: str) -> Fraction:
+    from teenpatti.engine.par import parse_rtp_floor  # numpy: only for `par-sheet`
+
     try:
         return parse_rtp_floor(text)
     except InvalidRtpFloorError as error:
@@ -366,10 +410,15 @@ def _parse_hand(key: str, value: object) -> tuple[Card, ...]:
 
 
 def _par_sheet(args: argparse.Namespace, streams: _Streams) -> int:
+    # Imported here: the other subcommands need no numpy.
+    from teenpatti.engine.par import DEFAULT_RTP_FLOOR, par_sheet
+    from teenpatti.engine.par_report import format_par_sheet, par_sheet_to_mapping
+
     pay_table = _load_pay_table(args.paytable)
+    rtp_floor = DEFAULT_RTP_FLOOR if args.rtp_floor is None else args.rtp_floor
     progress = _TerminalProgress(streams.err) if streams.err.isatty() else None
     try:
-        sheet = par_sheet(pay_table, rtp_floor=args.rtp_floor, progress=progress)
+        sheet = par_sheet(pay_table, rtp_floor=rtp_floor, progress=progress)
     finally:
         if progress is not None:
             progress.finish()

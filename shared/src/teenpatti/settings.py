@@ -21,6 +21,20 @@ class InfrastructureSettings(BaseSettings):
     kafka_replication_factor: int = Field(default=1, ge=1, le=7)
     redis_host: str = "127.0.0.1"
     redis_port: int = Field(default=16379, ge=1, le=65535)
+    # the service's Postgres pool
+    pg_pool_size: int = Field(default=20, ge=2, le=500)
+    # a consumer handles each poll's records in one transaction (docs/decisions); off: one
+    # transaction per record
+    consumer_batches: bool = True
+    # the most records one poll brings (a batch)
+    consumer_max_records: int = Field(default=500, ge=1, le=100_000)
+    # actions a consumer runs once its transaction has committed (the gateway's verdict
+    # announcements); off: their readers fall back to Postgres
+    consumer_after_commit: bool = True
+    # how long a stopping service waits for its consumers, relay and tasks to finish
+    drain_seconds: float = Field(default=15.0, gt=0, le=600)
+    # how long `teenpatti migrate` waits for a table's lock before giving up
+    migrate_lock_timeout: str = Field(default="10s", pattern=r"^\d+(ms|s|min)$")
     # prepended to every topic and consumer group: lets test runs share one broker
     topic_prefix: str = ""
     # API keys, "name:role:key,...": roles operator, supervisor, dealer. The defaults are

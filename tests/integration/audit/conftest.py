@@ -14,7 +14,6 @@ import pytest
 
 from teenpatti.audit import Scope, StoreSpec, run_audit
 from teenpatti.audit.runner import STORE_TOPICS, Report
-from teenpatti.databases import drop_database
 from teenpatti.engine import (
     PUBLISHED_PAY_TABLE,
     Bet,
@@ -29,7 +28,6 @@ from teenpatti.events.catalog import (
     DEALING_ORDER,
     BetBookClosed,
     BetPaid,
-    BetPlaced,
     BetSettled,
     BetsPaid,
     BetsPlaced,
@@ -39,19 +37,22 @@ from teenpatti.events.catalog import (
     CurrencyTotals,
     DeviceRegistered,
     FundsDeposited,
-    PaidBet,
+    PlacedLine,
     RoundCancelled,
     RoundClosed,
     RoundOpened,
     RoundSettled,
-    SettledBet,
     SlipBet,
     StakeLimit,
     book_digest,
 )
+from teenpatti.eventsourcing import MIGRATIONS as STORE_MIGRATIONS
 from teenpatti.eventsourcing import AsyncpgEventStore
 from teenpatti.settings import InfrastructureSettings
+from teenpatti_tools.databases import drop_database
+from tests.conftest import migrated
 from wallet_service.adapters import postgres as wallet_db
+from wallet_service.app import SERVICE as WALLET
 
 STORES = ("table", "scanner", "wallet", "settlement")
 OPERATOR, PLAYER = "operator-1", "p1"
@@ -67,8 +68,8 @@ class History:
     dsns: dict[str, str]
     pools: dict[str, asyncpg.Pool]
     settings: InfrastructureSettings
-    # round 1 (its settlement in one BetsSettled): player_a, pair_plus_a; round 2 (cancelled,
-    # settled by a BetSettled per bet, as older history is): tie
+    # round 1 (a slip, settled in one BetsSettled, paid in one BetsPaid): player_a,
+    # pair_plus_a; round 2 (cancelled, likewise): tie
     bet_ids: list[UUID]
     start: datetime
 
@@ -108,8 +109,8 @@ async def _write_history(history: History) -> None:
     stores = {}
     for store, pool in history.pools.items():
         stores[store] = AsyncpgEventStore(pool, producer=store)
-        await stores[store].migrate()
-    await wallet_db.migrate(history.pools["wallet"])
+        await migrated(pool, STORE_MIGRATIONS)
+    await migrated(history.pools["wallet"], WALLET.migrations)
     table, scanner, wallet, settlement = (stores[name] for name in STORES)
     t0 = history.start
     paytable = pay_table_to_mapping(PUBLISHED_PAY_TABLE)
@@ -213,36 +214,26 @@ async def _write_history(history: History) -> None:
         ("T1-000001", "pair_plus_a", 500),
         ("T1-000002", "tie", 300),
     ]
-    placed: list[BetPlaced] = []
-    for round_id, bet_type, stake in bets:
-        placed.append(
-            BetPlaced(
-                bet_id=uuid4(),
-                slip_id=uuid4(),
-                round_id=round_id,
-                table_id="T1",
-                operator_id=OPERATOR,
-                player_id=PLAYER,
-                bet_type=bet_type,
-                stake=stake,
-                currency="INR",
-                placed_at=at(110),
-            )
+    # a slip per round: round 1's two bets, round 2's one
+    slips = [
+        BetsPlaced(
+            slip_id=uuid4(),
+            round_id=round_id,
+            table_id="T1",
+            operator_id=OPERATOR,
+            player_id=PLAYER,
+            currency="INR",
+            placed_at=at(110),
+            bets=[
+                SlipBet(bet_id=uuid4(), bet_type=bet_type, stake=stake)
+                for slip_round, bet_type, stake in bets
+                if slip_round == round_id
+            ],
         )
+        for round_id in ("T1-000001", "T1-000002")
+    ]
+    placed: list[PlacedLine] = [bet for slip in slips for bet in slip.each()]
     history.bet_ids.extend(bet.bet_id for bet in placed)
-    first = placed[0]  # round 1's two bets as the wallet writes a slip now, round 2's as older
-    slip = BetsPlaced(
-        slip_id=first.slip_id,
-        round_id=first.round_id,
-        table_id="T1",
-        operator_id=OPERATOR,
-        player_id=PLAYER,
-        currency="INR",
-        placed_at=first.placed_at,
-        bets=[SlipBet(bet_id=b.bet_id, bet_type=b.bet_type, stake=b.stake) for b in placed[:2]],
-    )
-    placed[:2] = slip.each()
-    slips: list[BetsPlaced | BetPlaced] = [slip, placed[2]]
     await wallet.append(PLAYER_STREAM, 1, slips, table_id="T1", occurred_at=at(110))
     for round_id, seconds in (("T1-000001", 120), ("T1-000002", 215)):
         ids = [bet.bet_id for bet in placed if bet.round_id == round_id]
@@ -290,8 +281,6 @@ async def _write_history(history: History) -> None:
             settled.append(
                 BetSettled(
                     bet_id=bet.bet_id,
-                    round_id=round_id,
-                    table_id="T1",
                     operator_id=OPERATOR,
                     player_id=PLAYER,
                     bet_type=bet.bet_type,
@@ -309,12 +298,7 @@ async def _write_history(history: History) -> None:
             f"settlement-{round_id}",
             0,
             [
-                # round 1 as the service writes it now, round 2 as older history holds it
-                *(
-                    BetsSettled.parts(round_id, "T1", [SettledBet.of(b) for b in settled])
-                    if round_id == "T1-000001"
-                    else settled
-                ),
+                *BetsSettled.parts(round_id, "T1", settled),
                 RoundSettled(
                     round_id=round_id,
                     table_id="T1",
@@ -331,76 +315,43 @@ async def _write_history(history: History) -> None:
             table_id="T1",
             occurred_at=at(seconds),
         )
-        if round_id == "T1-000001":
-            # paid as the wallet pays now: one BetsPaid for the player's lines of the part,
-            # one ledger entry a side for the part
-            lines = []
-            for done in settled:
-                balance += done.returned
-                lines.append(
-                    PaidBet(
-                        bet_id=done.bet_id,
-                        currency="INR",
-                        amount=done.returned,
-                        outcome=done.outcome,
-                        balance_after=balance,
-                    )
-                )
-            await wallet.append(
-                PLAYER_STREAM,
-                wallet_version,
-                [
-                    BetsPaid(
-                        round_id=round_id,
-                        table_id="T1",
-                        operator_id=OPERATOR,
-                        player_id=PLAYER,
-                        bets=lines,
-                    )
-                ],
-                table_id="T1",
-                occurred_at=at(seconds + 1),
-            )
-            wallet_version += 1
-            ref = f"settlement:{round_id}-part-1"
-            ledger.append(
-                wallet_db.LedgerEntry("house", OPERATOR, None, "INR", -returned, "return", ref)
-            )
-            ledger.append(
-                wallet_db.LedgerEntry("player", OPERATOR, PLAYER, "INR", returned, "return", ref)
-            )
-            continue
-        for done in settled:  # paid as older history holds it: a BetPaid and entries per bet
+        # paid as the wallet pays: one BetsPaid for the player's lines of the part, one
+        # ledger entry a side for the part
+        lines = []
+        for done in settled:
             balance += done.returned
-            await wallet.append(
-                PLAYER_STREAM,
-                wallet_version,
-                [
-                    BetPaid(
-                        bet_id=done.bet_id,
-                        round_id=round_id,
-                        table_id="T1",
-                        operator_id=OPERATOR,
-                        player_id=PLAYER,
-                        currency="INR",
-                        amount=done.returned,
-                        outcome=done.outcome,
-                        balance_after=balance,
-                    )
-                ],
-                table_id="T1",
-                occurred_at=at(seconds + 1),
-            )
-            wallet_version += 1
-            ref = f"bet:{done.bet_id}"
-            ledger.append(
-                wallet_db.LedgerEntry("house", OPERATOR, None, "INR", -done.returned, "return", ref)
-            )
-            ledger.append(
-                wallet_db.LedgerEntry(
-                    "player", OPERATOR, PLAYER, "INR", done.returned, "return", ref
+            lines.append(
+                BetPaid(
+                    bet_id=done.bet_id,
+                    currency="INR",
+                    amount=done.returned,
+                    outcome=done.outcome,
+                    balance_after=balance,
                 )
             )
+        await wallet.append(
+            PLAYER_STREAM,
+            wallet_version,
+            [
+                BetsPaid(
+                    round_id=round_id,
+                    table_id="T1",
+                    operator_id=OPERATOR,
+                    player_id=PLAYER,
+                    bets=lines,
+                )
+            ],
+            table_id="T1",
+            occurred_at=at(seconds + 1),
+        )
+        wallet_version += 1
+        ref = f"settlement:{round_id}-part-1"
+        ledger.append(
+            wallet_db.LedgerEntry("house", OPERATOR, None, "INR", -returned, "return", ref)
+        )
+        ledger.append(
+            wallet_db.LedgerEntry("player", OPERATOR, PLAYER, "INR", returned, "return", ref)
+        )
     async with history.pools["wallet"].acquire() as connection:
         await connection.execute(
             "INSERT INTO wallet_accounts (operator_id, player_id, currency, balance)"

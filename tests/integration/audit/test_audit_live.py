@@ -12,8 +12,8 @@ import pytest
 
 from teenpatti.audit import Scope, StoreSpec, run_audit
 from teenpatti.audit.runner import STORE_TOPICS
-from teenpatti.devrun import endpoints
 from teenpatti.settings import InfrastructureSettings
+from teenpatti_tools.devrun import endpoints
 from tests.e2e.conftest import running_system
 from tests.e2e.driver import Studio
 

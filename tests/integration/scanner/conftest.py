@@ -18,6 +18,7 @@ from scanner_gateway.config import ScannerSettings
 from teenpatti.events import Event, EventEnvelope
 from teenpatti.events.catalog import ALL_TOPICS, SCANNER_EVENTS, TABLE_EVENTS, CardScanned
 from teenpatti.eventsourcing import TopicConfigurationError, ensure_topics
+from teenpatti.migrations import migrate_service
 from teenpatti.settings import InfrastructureSettings
 from tests.integration.services import collect, count_of, of_type, publish, running
 
@@ -61,7 +62,7 @@ async def topics_ready(settings: InfrastructureSettings) -> None:
 async def wait_ready(client: httpx.AsyncClient) -> None:
     """Until the gateway hears verdicts (in its consumer group, subscribed in Redis)."""
     async with asyncio.timeout(60):
-        while (await client.get("/health")).json()["verdicts"] != "ready":
+        while (await client.get("/ready")).status_code != 200:
             await asyncio.sleep(0.1)
 
 
@@ -75,6 +76,7 @@ async def gateway(settings: ScannerSettings) -> AsyncIterator[httpx.AsyncClient]
 @asynccontextmanager
 async def served(app: FastAPI) -> AsyncIterator[str]:
     """The app under uvicorn on a free local port (for WebSockets); its `host:port`."""
+    await migrate_service(app.state.service, app.state.settings)
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=0, lifespan="on", log_level="warning")
     )

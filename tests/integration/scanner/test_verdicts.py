@@ -14,11 +14,15 @@ from redis.asyncio import Redis
 
 from scanner_gateway.adapters import postgres as db
 from scanner_gateway.adapters.verdicts import VerdictBroker
-from scanner_gateway.consumers import verdict_recorder
+from scanner_gateway.app import SERVICE
+from scanner_gateway.consumers import VerdictRecorder
 from scanner_gateway.domain import ScanAnswer
 from teenpatti.events import Event, EventEnvelope, new_envelope
 from teenpatti.events.catalog import BettingClosed, CardDealt, CardRefused
+from teenpatti.eventsourcing import MIGRATIONS as STORE_MIGRATIONS
+from teenpatti.kernel.subscriptions import dispatcher
 from teenpatti.settings import InfrastructureSettings
+from tests.conftest import migrated
 
 
 @pytest.fixture
@@ -113,7 +117,7 @@ async def test_a_polls_verdicts_are_recorded_in_one_go_and_the_first_verdict_sta
     alone, other events are ignored, and only what was decided is announced, once the
     transaction has committed."""
     consumer_side, request_side = brokers
-    await db.migrate(pool)
+    await migrated(pool, STORE_MIGRATIONS, SERVICE.migrations)
     dealt, refused, decided_before = uuid4(), uuid4(), uuid4()
     async with pool.acquire() as connection:
         for scan_id, status in (
@@ -158,7 +162,9 @@ async def test_a_polls_verdicts_are_recorded_in_one_go_and_the_first_verdict_sta
     ]
     await asyncio.sleep(0.05)
     async with pool.acquire() as connection, connection.transaction():
-        announce = await verdict_recorder(consumer_side)(connection, poll)
+        record = VerdictRecorder(consumer_side)
+        subscription = dispatcher({CardDealt: record, CardRefused: record})
+        announce = await subscription(connection, poll)
     await asyncio.sleep(0.05)
     assert not any(waiter.done() for waiter in waiters[:2]), "nothing heard before the commit"
     assert announce is not None

@@ -11,6 +11,7 @@ import hashlib
 import itertools
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime, timedelta
+from typing import TypeVar
 from uuid import uuid4
 
 import asyncpg
@@ -26,17 +27,18 @@ from teenpatti.events.catalog import (
     TABLE_EVENTS,
     WALLET_EVENTS,
     BetBookClosed,
-    BetPlaced,
-    BetSettled,
     BetsPlaced,
     BetsSettled,
+    PlacedLine,
     RoundCancelled,
     RoundClosed,
     RoundOpened,
     RoundSettled,
+    SettledLine,
     SlipBet,
 )
 from teenpatti.eventsourcing import TopicConfigurationError, ensure_topics
+from teenpatti.kernel import Received
 from teenpatti.settings import InfrastructureSettings
 from tests.integration.services import collect, count_of, of_type, publish
 
@@ -46,6 +48,7 @@ SUPERVISOR = {"X-Api-Key": "dev-supervisor-key"}
 
 PUBLISHED = engine.pay_table_to_mapping(engine.PUBLISHED_PAY_TABLE)
 _TICKS = itertools.count()
+E = TypeVar("E", bound=Event)
 
 
 @pytest.fixture
@@ -133,6 +136,16 @@ def enveloped(event: Event) -> EventEnvelope:
     return new_envelope(event, stream_id="tests", stream_version=1, table_id="T", producer="t")
 
 
+def received(*events: E) -> list[Received[E]]:
+    """The events as a subscription handler receives them (not through Kafka), in order."""
+    return [Received(event, enveloped(event)) for event in events]
+
+
+def alone(bets: Sequence[PlacedLine]) -> list[Received[BetsPlaced]]:
+    """Each bet in a slip of its own, as a subscription handler receives them."""
+    return received(*(slip([bet]) for bet in bets))
+
+
 def cancelled(table_id: str, number: int = 1) -> RoundCancelled:
     return RoundCancelled(
         round_id=round_id(table_id, number),
@@ -152,8 +165,9 @@ def placed(
     currency: str = "INR",
     operator: str = "operator-1",
     player: str = "p-1",
-) -> BetPlaced:
-    return BetPlaced.model_validate(
+) -> PlacedLine:
+    """A bet as its slip (`BetsPlaced`) places it, each in a slip of its own."""
+    return PlacedLine.model_validate(
         {
             "bet_id": uuid4(),
             "slip_id": uuid4(),
@@ -164,13 +178,13 @@ def placed(
             "bet_type": bet_type,
             "stake": stake,
             "currency": currency,
-            # strictly increasing, so BetSettled events come in the order the bets were built
+            # strictly increasing, so BetSettled lines come in the order the bets were built
             "placed_at": datetime.now(UTC) + timedelta(microseconds=next(_TICKS)),
         }
     )
 
 
-def slip(bets: Sequence[BetPlaced]) -> BetsPlaced:
+def slip(bets: Sequence[PlacedLine]) -> BetsPlaced:
     """The bets (one player's, one currency, each type once) as the one slip the wallet
     sends: the slip's id and time are the first bet's."""
     first = bets[0]
@@ -186,7 +200,7 @@ def slip(bets: Sequence[BetPlaced]) -> BetsPlaced:
     )
 
 
-def book(table_id: str, bets: Sequence[BetPlaced], *, number: int = 1) -> BetBookClosed:
+def book(table_id: str, bets: Sequence[PlacedLine], *, number: int = 1) -> BetBookClosed:
     totals: dict[str, int] = {}
     for bet in bets:
         totals[bet.currency] = totals.get(bet.currency, 0) + bet.stake
@@ -209,8 +223,11 @@ async def feed_table(
 
 
 async def feed_wallet(
-    settings: InfrastructureSettings, event: BetsPlaced | BetPlaced | BetBookClosed
+    settings: InfrastructureSettings, event: BetsPlaced | PlacedLine | BetBookClosed
 ) -> EventEnvelope:
+    """The event on wallet.events as the wallet publishes it; a bet alone as its slip."""
+    if isinstance(event, PlacedLine):
+        event = slip([event])
     return await publish(
         settings, WALLET_EVENTS, event, table_id=event.table_id, stream_id=f"round-{event.round_id}"
     )
@@ -230,7 +247,7 @@ async def republish(settings: InfrastructureSettings, topic: str, envelope: Even
 
 async def settlements(
     settings: InfrastructureSettings, rounds: int
-) -> tuple[list[BetSettled], list[RoundSettled]]:
+) -> tuple[list[SettledLine], list[RoundSettled]]:
     """Every bet settled (each line of every `BetsSettled` emitted) and every RoundSettled,
     once `rounds` RoundSettled have been seen."""
     seen = await collect(settings, SETTLEMENT_EVENTS, count_of("RoundSettled", rounds), timeout=60)

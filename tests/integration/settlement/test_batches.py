@@ -11,19 +11,24 @@ from datetime import UTC, datetime
 import asyncpg
 import pytest
 
-from settlement_service.adapters.postgres import migrate
-from settlement_service.consumers import (
-    table_events_handler,
-    wallet_events_batch_handler,
-    wallet_events_handler,
-)
+from settlement_service.app import SERVICE
 from settlement_service.handlers import Settlement
 from teenpatti.events import Event, EventEnvelope, new_envelope
-from teenpatti.events.catalog import BetPlaced
+from teenpatti.events.catalog import (
+    BetBookClosed,
+    BetsPlaced,
+    PlacedLine,
+    RoundCancelled,
+    RoundClosed,
+    RoundOpened,
+)
+from teenpatti.eventsourcing import MIGRATIONS as STORE_MIGRATIONS
 from teenpatti.eventsourcing import AsyncpgEventStore
+from teenpatti.kernel.subscriptions import dispatcher
 from teenpatti.settings import InfrastructureSettings
+from tests.conftest import migrated
 
-from .conftest import book, closed, opened, placed, round_id
+from .conftest import book, closed, opened, placed, round_id, slip
 
 pytestmark = pytest.mark.integration
 FIXED_CLOCK = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
@@ -38,7 +43,10 @@ PROJECTION = {
 }
 
 
-def envelope(event: Event) -> EventEnvelope:
+def envelope(event: Event | PlacedLine) -> EventEnvelope:
+    """The event's envelope; a bet alone, its slip's."""
+    if isinstance(event, PlacedLine):
+        event = slip([event])
     stream = f"table-{event.table_id}" if "Round" in event.event_type else "wallet"  # type: ignore[attr-defined]
     return new_envelope(
         event,
@@ -49,7 +57,7 @@ def envelope(event: Event) -> EventEnvelope:
     )
 
 
-def same_bet(bet: BetPlaced, **changes: object) -> BetPlaced:
+def same_bet(bet: PlacedLine, **changes: object) -> PlacedLine:
     return bet.model_copy(update=changes)
 
 
@@ -85,9 +93,8 @@ async def settlement_database(
         async with asyncpg.create_pool(
             infrastructure.postgres_dsn(name), min_size=1, max_size=2
         ) as pool:
+            await migrated(pool, STORE_MIGRATIONS, SERVICE.migrations)
             store = AsyncpgEventStore(pool, producer="settlement")
-            await store.migrate()
-            await migrate(pool)
             yield pool, Settlement(store, clock=lambda: FIXED_CLOCK)
     finally:
         await admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
@@ -104,20 +111,29 @@ async def projection(pool: asyncpg.Pool) -> dict[str, list[tuple[object, ...]]]:
 async def handle(
     pool: asyncpg.Pool, settlement: Settlement, polls: Sequence[list[EventEnvelope]], batched: bool
 ) -> None:
-    on_table, on_wallet = table_events_handler(settlement), wallet_events_handler(settlement)
-    on_wallet_poll = wallet_events_batch_handler(settlement)
+    # the service's subscriptions (app.py), as the kernel's consumers run them
+    on_table = dispatcher(
+        {
+            RoundOpened: settlement.round_opened,
+            RoundClosed: settlement.round_closed,
+            RoundCancelled: settlement.round_cancelled,
+        }
+    )
+    on_wallet = dispatcher(
+        {BetsPlaced: settlement.bets_placed, BetBookClosed: settlement.book_closed}
+    )
     for poll in polls:
         if "Round" in poll[0].event_type:
             for one in poll:
                 async with pool.acquire() as connection, connection.transaction():
-                    await on_table(connection, one)
+                    await on_table(connection, [one])
         elif batched:
             async with pool.acquire() as connection, connection.transaction():
-                await on_wallet_poll(connection, poll)
+                await on_wallet(connection, poll)
         else:
             for one in poll:
                 async with pool.acquire() as connection, connection.transaction():
-                    await on_wallet(connection, one)
+                    await on_wallet(connection, [one])
 
 
 async def test_a_poll_in_one_transaction_leaves_what_one_event_at_a_time_leaves(

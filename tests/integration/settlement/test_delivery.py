@@ -9,25 +9,27 @@ from contextlib import AsyncExitStack
 
 import asyncpg
 
-from settlement_service.adapters.postgres import migrate
-from settlement_service.app import create_app
+from settlement_service.app import SERVICE, create_app
 from settlement_service.config import SettlementSettings
 from settlement_service.handlers import Settlement, settlement_stream
-from teenpatti.events.catalog import TABLE_EVENTS, WALLET_EVENTS, BetPlaced, RoundClosed
+from teenpatti.events.catalog import TABLE_EVENTS, WALLET_EVENTS, PlacedLine, RoundClosed
+from teenpatti.eventsourcing import MIGRATIONS as STORE_MIGRATIONS
 from teenpatti.eventsourcing import AsyncpgEventStore
+from tests.conftest import migrated
 
 from ..services import running
 from .conftest import (
     OPERATOR_1,
     a_wins,
+    alone,
     book,
     connect,
-    enveloped,
     eventually,
     feed_table,
     feed_wallet,
     opened,
     placed,
+    received,
     republish,
     round_id,
     settlements,
@@ -140,12 +142,11 @@ async def test_two_instances_on_one_database_settle_each_round_once(
 
 async def _ready_but_for_the_result_and_last_bet(
     settlement: Settlement, pool: asyncpg.Pool, table_id: str
-) -> tuple[RoundClosed, BetPlaced]:
+) -> tuple[RoundClosed, PlacedLine]:
     bets = [placed(table_id, "player_a", 100), placed(table_id, "tie", 10)]
     async with pool.acquire() as connection, connection.transaction():
-        await settlement.bet_placed(connection, bets[0], enveloped(bets[0]))
-        sealed = book(table_id, bets)
-        await settlement.book_closed(connection, sealed, enveloped(sealed))
+        await settlement.bets_placed(connection, alone(bets[:1]))
+        await settlement.book_closed(connection, received(book(table_id, bets)))
     return a_wins(table_id), bets[1]
 
 
@@ -155,17 +156,17 @@ async def test_the_last_two_events_of_a_round_racing_in_two_transactions_settle_
     # The table consumer and the wallet consumer (or two instances) each hold one of the
     # round's last two events. Without the round lock, each could miss the other's
     # uncommitted row and neither would settle; or both would try.
-    await migrate(pool)
+    await migrated(pool, STORE_MIGRATIONS, SERVICE.migrations)
     settlement = Settlement(store)
     tables = [f"R{n}" for n in range(20)]
     finals = [await _ready_but_for_the_result_and_last_bet(settlement, pool, t) for t in tables]
 
-    async def handle(event: RoundClosed | BetPlaced) -> None:
+    async def handle(event: RoundClosed | PlacedLine) -> None:
         async with pool.acquire() as connection, connection.transaction():
             if isinstance(event, RoundClosed):
-                await settlement.round_closed(connection, event, enveloped(event))
+                await settlement.round_closed(connection, received(event))
             else:
-                await settlement.bet_placed(connection, event, enveloped(event))
+                await settlement.bets_placed(connection, alone([event]))
 
     async with asyncio.timeout(60):
         # either event may come first: half the rounds each way
@@ -184,15 +185,15 @@ async def test_the_last_two_events_of_a_round_racing_in_two_transactions_settle_
 async def test_a_round_another_instance_already_settled_is_adopted_not_settled_again(
     store: AsyncpgEventStore, pool: asyncpg.Pool
 ) -> None:
-    await migrate(pool)
+    await migrated(pool, STORE_MIGRATIONS, SERVICE.migrations)
     settlement = Settlement(store)
     result, last_bet = await _ready_but_for_the_result_and_last_bet(settlement, pool, "T9")
     async with pool.acquire() as connection, connection.transaction():
-        await settlement.bet_placed(connection, last_bet, enveloped(last_bet))
+        await settlement.bets_placed(connection, alone([last_bet]))
     # another instance got there first: its settlement stream exists, our projection does
     # not know (as if its projection rows were lost, or it ran on another copy)
     async with pool.acquire() as connection, connection.transaction():
-        await settlement.round_closed(connection, result, enveloped(result))
+        await settlement.round_closed(connection, received(result))
         stored = [dict(r) for r in await connection.fetch("SELECT * FROM bets")]
         await connection.execute(
             "UPDATE rounds SET settled = false, decided_at = NULL, totals = NULL;"
@@ -202,9 +203,8 @@ async def test_a_round_another_instance_already_settled_is_adopted_not_settled_a
     version_before = await store.stream_version(settlement_stream(round_id("T9")))
     assert version_before == 2  # the two bets' BetsSettled, the RoundSettled
 
-    duplicate = a_wins("T9")
     async with pool.acquire() as connection, connection.transaction():
-        await settlement.round_closed(connection, duplicate, enveloped(duplicate))
+        await settlement.round_closed(connection, received(a_wins("T9")))
 
     assert await store.stream_version(settlement_stream(round_id("T9"))) == 2  # nothing new
     assert await pool.fetchval("SELECT settled FROM rounds WHERE round_id = $1", round_id("T9"))
@@ -215,18 +215,18 @@ async def test_a_round_another_instance_already_settled_is_adopted_not_settled_a
 async def test_two_versions_of_the_same_fact_hold_the_round(
     store: AsyncpgEventStore, pool: asyncpg.Pool
 ) -> None:
-    await migrate(pool)
+    await migrated(pool, STORE_MIGRATIONS, SERVICE.migrations)
     settlement = Settlement(store)
     bets = [placed("T8", "player_a", 100)]
     sealed, resealed = book("T8", bets), book("T8", [*bets, placed("T8", "tie", 5)])
     changed = bets[0].model_copy(update={"stake": 1000})
     result = a_wins("T8")
     async with pool.acquire() as connection, connection.transaction():
-        await settlement.book_closed(connection, sealed, enveloped(sealed))
-        await settlement.book_closed(connection, resealed, enveloped(resealed))
-        await settlement.bet_placed(connection, bets[0], enveloped(bets[0]))
-        await settlement.bet_placed(connection, changed, enveloped(changed))
-        await settlement.round_closed(connection, result, enveloped(result))
+        await settlement.book_closed(connection, received(sealed))
+        await settlement.book_closed(connection, received(resealed))
+        await settlement.bets_placed(connection, alone([bets[0]]))
+        await settlement.bets_placed(connection, alone([changed]))
+        await settlement.round_closed(connection, received(result))
     kinds = [row[0] for row in await pool.fetch("SELECT kind FROM settlement_problems")]
     assert set(kinds) == {"conflicting_book", f"conflicting_bet:{bets[0].bet_id}"}
     assert await pool.fetchval("SELECT count(*) FROM events") == 0
@@ -241,22 +241,19 @@ async def test_bets_read_by_a_transaction_that_rolled_back_are_read_again(
 ) -> None:
     # The bets are read once the book is whole and kept for the result; a read whose
     # transaction rolled back says nothing of what is stored.
-    await migrate(pool)
+    await migrated(pool, STORE_MIGRATIONS, SERVICE.migrations)
     settlement = Settlement(store)
     first = [placed("T7", "player_a", 100), placed("T7", "tie", 10)]
     with contextlib.suppress(RuntimeError):
         async with pool.acquire() as connection, connection.transaction():
-            await settlement.bets_placed(connection, [(bet, enveloped(bet)) for bet in first])
-            sealed = book("T7", first)
-            await settlement.book_closed(connection, sealed, enveloped(sealed))
+            await settlement.bets_placed(connection, alone(first))
+            await settlement.book_closed(connection, received(book("T7", first)))
             raise RuntimeError("rolled back")
     then = [placed("T7", "player_b", 100), placed("T7", "tie", 20)]
     async with pool.acquire() as connection, connection.transaction():
-        await settlement.bets_placed(connection, [(bet, enveloped(bet)) for bet in then])
-        sealed = book("T7", then)
-        await settlement.book_closed(connection, sealed, enveloped(sealed))
-        result = a_wins("T7")
-        await settlement.round_closed(connection, result, enveloped(result))
+        await settlement.bets_placed(connection, alone(then))
+        await settlement.book_closed(connection, received(book("T7", then)))
+        await settlement.round_closed(connection, received(a_wins("T7")))
     assert await pool.fetchval("SELECT count(*) FROM settlement_problems") == 0
     settled = await pool.fetch("SELECT bet_id FROM bets WHERE outcome IS NOT NULL")
     assert sorted(row[0] for row in settled) == sorted(bet.bet_id for bet in then)

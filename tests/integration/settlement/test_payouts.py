@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from settlement_service.app import create_app
 from settlement_service.config import SettlementSettings
-from teenpatti.events.catalog import BetSettled, CurrencyTotals
+from teenpatti.events.catalog import CurrencyTotals, SettledLine
 
 from ..services import running
 from .conftest import (
@@ -27,8 +27,8 @@ from .conftest import (
 )
 
 
-def by_bet(settled: list[BetSettled]) -> dict[str, BetSettled]:
-    return {str(event.bet_id): event for event in settled}
+def by_bet(settled: list[SettledLine]) -> dict[str, SettledLine]:
+    return {str(line.bet_id): line for line in settled}
 
 
 async def test_every_bet_type_pays_per_the_published_table(
@@ -59,7 +59,7 @@ async def test_every_bet_type_pays_per_the_published_table(
     async with running(create_app(settlement_settings)) as client:
         for table_id in ("T1", "T2"):
             await feed_table(settlement_settings, opened(table_id))
-        for bet in t1:  # one by one, as older history holds them
+        for bet in t1:  # a slip of its own each
             await feed_wallet(settlement_settings, bet)
         await feed_wallet(settlement_settings, slip(t2))  # one slip, as the wallet sends it
         await feed_wallet(settlement_settings, book("T1", t1))

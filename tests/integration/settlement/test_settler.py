@@ -7,32 +7,35 @@ import asyncio
 
 import asyncpg
 
-from settlement_service.adapters.postgres import migrate, stalled_settlements
-from settlement_service.app import create_app
+from settlement_service.adapters.postgres import stalled_settlements
+from settlement_service.app import SERVICE, create_app
 from settlement_service.config import SettlementSettings
 from settlement_service.handlers import Settlement, settlement_stream
 from settlement_service.settler import Settler
 from teenpatti.events.catalog import (
     SETTLEMENT_PART,
-    BetPlaced,
+    BetSettled,
     BetsSettled,
+    PlacedLine,
     RoundSettled,
-    SettledBet,
     registry,
 )
+from teenpatti.eventsourcing import MIGRATIONS as STORE_MIGRATIONS
 from teenpatti.eventsourcing import AsyncpgEventStore
+from tests.conftest import migrated
 
 from ..services import running
 from .conftest import (
     PUBLISHED,
     a_wins,
+    alone,
     book,
     connect,
-    enveloped,
     feed_table,
     feed_wallet,
     opened,
     placed,
+    received,
     round_id,
     settlements,
     slip,
@@ -42,7 +45,7 @@ BETS = 2 * SETTLEMENT_PART + 500  # three parts
 EVENTS = 4  # and the summary
 
 
-def the_bets(table_id: str, count: int = BETS) -> list[BetPlaced]:
+def the_bets(table_id: str, count: int = BETS) -> list[PlacedLine]:
     """Player A for 100 (pays 0.95:1: 195 back) and Tie for 10 (lost), in turn: each
     player's two bets side by side, as one slip."""
     return [
@@ -53,18 +56,16 @@ def the_bets(table_id: str, count: int = BETS) -> list[BetPlaced]:
     ]
 
 
-async def decided(pool: asyncpg.Pool, store: AsyncpgEventStore, table_id: str) -> list[BetPlaced]:
+async def decided(pool: asyncpg.Pool, store: AsyncpgEventStore, table_id: str) -> list[PlacedLine]:
     """A round of BETS bets settled by a consumer's transaction with no settler told: its
     settlement is decided and only its first part is appended."""
-    await migrate(pool)
+    await migrated(pool, STORE_MIGRATIONS, SERVICE.migrations)
     settlement = Settlement(store)
     bets = the_bets(table_id)
     async with pool.acquire() as connection, connection.transaction():
-        await settlement.bets_placed(connection, [(bet, enveloped(bet)) for bet in bets])
-        sealed = book(table_id, bets)
-        await settlement.book_closed(connection, sealed, enveloped(sealed))
-        result = a_wins(table_id)
-        await settlement.round_closed(connection, result, enveloped(result))
+        await settlement.bets_placed(connection, alone(bets))
+        await settlement.book_closed(connection, received(book(table_id, bets)))
+        await settlement.round_closed(connection, received(a_wins(table_id)))
     return bets
 
 
@@ -78,12 +79,12 @@ async def stored(pool: asyncpg.Pool, table_id: str) -> list[asyncpg.Record]:
     )
 
 
-def lines(rows: list[asyncpg.Record]) -> list[SettledBet]:
+def lines(rows: list[asyncpg.Record]) -> list[BetSettled]:
     parts = [registry.decode_json(r["event_type"], r["schema_version"], r["payload"]) for r in rows]
     return [line for part in parts if isinstance(part, BetsSettled) for line in part.bets]
 
 
-def assert_settled_once(rows: list[asyncpg.Record], bets: list[BetPlaced]) -> None:
+def assert_settled_once(rows: list[asyncpg.Record], bets: list[PlacedLine]) -> None:
     assert [r["stream_version"] for r in rows] == list(range(1, EVENTS + 1))
     assert [r["event_type"] for r in rows] == ["BetsSettled"] * (EVENTS - 1) + ["RoundSettled"]
     settled = lines(rows)
@@ -153,9 +154,8 @@ async def test_a_stalled_settlement_is_taken_up_with_the_parts_it_was_decided_wi
     late = placed("S3", "player_a", 100)
     other_table = {**PUBLISHED, "name": "house", "player_a": "1"}
     async with pool.acquire() as connection, connection.transaction():
-        await settlement.bet_placed(connection, late, enveloped(late))
-        round_opened = opened("S3", paytable=other_table)
-        await settlement.round_opened(connection, round_opened, enveloped(round_opened))
+        await settlement.bets_placed(connection, alone([late]))
+        await settlement.round_opened(connection, received(opened("S3", paytable=other_table)))
     problems = {row[0] for row in await pool.fetch("SELECT kind FROM settlement_problems")}
     assert problems == {f"bet_after_settlement:{late.bet_id}", "paytable_after_settlement"}
     assert await stalled_settlements(pool, 0) == [round_id("S3")]

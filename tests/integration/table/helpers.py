@@ -15,14 +15,17 @@ import httpx
 import uvicorn
 from fastapi import FastAPI
 
-from table_service.adapters import tables
-from table_service.adapters.tables import read_table_stream
+from table_service.app import SERVICE
 from table_service.config import TableSettings
-from table_service.domain import OpenTable, TableState, evolve
+from table_service.domain.decisions import OpenTable
+from table_service.domain.state import TableState, evolve, stream_id_for
 from table_service.handlers import TableService
 from teenpatti.events.catalog import SCANNER_EVENTS, CardScanned, registry
+from teenpatti.eventsourcing import MIGRATIONS as STORE_MIGRATIONS
 from teenpatti.eventsourcing import AsyncpgEventStore
+from teenpatti.migrations import migrate_service
 from teenpatti.settings import InfrastructureSettings
+from teenpatti_tools.databases import migrated
 from tests.integration.services import publish
 
 SUPERVISOR = {"X-Api-Key": "dev-supervisor-key"}
@@ -130,7 +133,9 @@ async def scan(settings: InfrastructureSettings, table_id: str, card: str) -> UU
 
 @asynccontextmanager
 async def serving(app: FastAPI) -> AsyncIterator[str]:
-    """The app under uvicorn on a free port (lifespan on); its `host:port`."""
+    """The app (its database migrated first) under uvicorn on a free port (lifespan on); its
+    `host:port`."""
+    await migrate_service(app.state.service, app.state.settings)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
@@ -180,7 +185,7 @@ async def clocked_service(
     store: AsyncpgEventStore, infrastructure: InfrastructureSettings, snapshot_every: int
 ) -> tuple[TableService, FakeClock]:
     """A table service on `store` (its tables migrated) whose clock moves only when told."""
-    await tables.migrate(store.pool)
+    await migrated(store.pool, STORE_MIGRATIONS, SERVICE.migrations)
     settings = TableSettings(**infrastructure.model_dump(), snapshot_every=snapshot_every)
     clock = FakeClock()
     return TableService(store, settings, clock=clock), clock
@@ -208,7 +213,8 @@ async def open_table_directly(
 async def full_replay(pool: asyncpg.Pool, table_id: str) -> TableState:
     """The table's state folded from its whole stream, no snapshot or cache involved."""
     state = TableState(table_id=table_id)
-    for row in await read_table_stream(pool, table_id):
+    store = AsyncpgEventStore(pool, producer="tests")
+    for row in await store.read_stream(stream_id_for(table_id)):
         event = registry.decode(row.event_type, row.schema_version, row.payload)
         state = evolve(state, event, row.occurred_at)
     return state

@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import asyncpg
 
-from table_service.adapters import tables
 from table_service.adapters.tables import TableRepository
+from table_service.app import SERVICE
 from table_service.config import TableSettings
-from table_service.domain import RoundPhase, TableState, TableStatus
+from table_service.domain.state import RoundPhase, TableState, TableStatus
 from table_service.handlers import TableService
 from teenpatti.events.catalog import CardScanned
+from teenpatti.eventsourcing import MIGRATIONS as STORE_MIGRATIONS
 from teenpatti.eventsourcing import AsyncpgEventStore
 from teenpatti.settings import InfrastructureSettings
+from teenpatti_tools.databases import migrated
 
 from .helpers import (
     FakeClock,
@@ -59,7 +61,7 @@ async def test_a_poll_for_many_tables_is_dealt_in_one_transaction_and_loaded_bac
         assert closed
 
     # a repository that never saw the tables (each from its stream), and a never-opened one
-    other = TableRepository(pool)
+    other = TableRepository(store)
     loaded = await other.load_many([*TABLES, "NEVER1", "not a table!"])
     for table_id in TABLES:
         assert loaded[table_id] == await full_replay(pool, table_id)
@@ -133,7 +135,7 @@ async def test_a_clock_that_heard_every_change_decides_unread_and_a_stale_state_
     on at once; if the table moved on unheard (another instance paused the round), the
     append refuses the stale state and the clock decides again on what the stream says."""
     pool = store.pool
-    await tables.migrate(pool)
+    await migrated(pool, STORE_MIGRATIONS, SERVICE.migrations)
     settings = TableSettings(**infrastructure.model_dump())
     clock = FakeClock()
     service = TableService(store, settings, clock=clock)

@@ -53,7 +53,8 @@ async def test_a_client_gets_the_missed_events_then_live_ones_and_resumes_after_
             assert [m["position"] for m in live] == [4, 5]
             assert [m["payload"]["position"] for m in live] == ["A1", "B1"]
 
-        # the table-feed consumer published them on the Redis channel and keeps the live state
+        # the feed consumer (`table-table`) published them on the Redis channel and keeps
+        # the live state
         published: list[dict[str, Any]] = []
         async with asyncio.timeout(20):
             while 5 not in [m["position"] for m in published]:

@@ -7,11 +7,9 @@ from __future__ import annotations
 import json
 from uuid import uuid4
 
-import asyncpg
-
-from table_service.adapters import tables
-from table_service.adapters.tables import TableRepository, read_table_stream
-from table_service.domain import SNAPSHOT_SCHEMA_VERSION, RoundPhase
+from table_service.adapters.snapshots import SNAPSHOT_SCHEMA_VERSION
+from table_service.adapters.tables import TableRepository
+from table_service.domain.state import RoundPhase
 from table_service.handlers import TableService
 from teenpatti.eventsourcing import AsyncpgEventStore
 from teenpatti.settings import InfrastructureSettings
@@ -74,11 +72,11 @@ async def test_snapshots_are_written_and_used_and_a_bad_one_means_a_full_replay(
     assert row is not None
     assert row["schema_version"] == SNAPSHOT_SCHEMA_VERSION
     assert truth.version - EVERY < row["version"] <= truth.version
-    events = await read_table_stream(pool, table_id)
+    events = await store.read_stream(f"table-{table_id}")
     assert row["event_id"] == events[row["version"] - 1].event_id
 
     # a process that never saw the table starts from the snapshot, plus the events after it
-    assert await TableRepository(pool).load(table_id) == truth
+    assert await TableRepository(store).load(table_id) == truth
 
     # ... really from the snapshot: a mark put into the snapshot shows up in what is loaded
     marked = json.loads(row["state"])
@@ -88,7 +86,7 @@ async def test_snapshots_are_written_and_used_and_a_bad_one_means_a_full_replay(
         f"table-{table_id}",
         json.dumps(marked),
     )
-    loaded = await TableRepository(pool).load(table_id)
+    loaded = await TableRepository(store).load(table_id)
     assert loaded.config is not None and loaded.config.name == "from the snapshot"
     assert loaded.version == truth.version and loaded.round == truth.round
 
@@ -104,7 +102,7 @@ async def test_snapshots_are_written_and_used_and_a_bad_one_means_a_full_replay(
             SNAPSHOT_SCHEMA_VERSION,
         )
         await pool.execute(change, f"table-{table_id}", *args)
-        assert await TableRepository(pool).load(table_id) == truth, change
+        assert await TableRepository(store).load(table_id) == truth, change
 
     # another schema
     await falls_back_to_full_replay(
@@ -150,7 +148,7 @@ async def test_snapshots_are_written_and_used_and_a_bad_one_means_a_full_replay(
     truth = await full_replay(pool, table_id)
     newer = await snapshot_row(pool, table_id)
     assert newer is not None and newer["version"] > row["version"]  # replaced by a newer one
-    assert await TableRepository(pool).load(table_id) == truth
+    assert await TableRepository(store).load(table_id) == truth
     await pool.execute(
         "UPDATE table_snapshots SET state = $2::jsonb, version = $3, event_id = $4"
         " WHERE stream_id = $1",
@@ -159,7 +157,7 @@ async def test_snapshots_are_written_and_used_and_a_bad_one_means_a_full_replay(
         row["version"],
         row["event_id"],
     )
-    assert await TableRepository(pool).load(table_id) == truth
+    assert await TableRepository(store).load(table_id) == truth
 
     # and a table opened on a repository that loads from the old snapshot acts on it
     # correctly: the next decision appends at the right version
@@ -168,22 +166,3 @@ async def test_snapshots_are_written_and_used_and_a_bad_one_means_a_full_replay(
     state, acted = await fresh.tick(table_id)
     assert acted and state.version == truth.version + 1
     assert state == await full_replay(pool, table_id)
-
-
-async def test_migrate_adds_the_deadline_column_to_a_projection_made_before_it(
-    pool: asyncpg.Pool,
-) -> None:
-    await pool.execute(
-        "CREATE TABLE tables (table_id text PRIMARY KEY, kafka_partition integer NOT NULL,"
-        " status text NOT NULL, phase text NOT NULL, round_id text, needs_clock boolean NOT NULL,"
-        " config jsonb NOT NULL, version integer NOT NULL,"
-        " updated_at timestamptz NOT NULL DEFAULT now())"
-    )
-    await pool.execute(
-        "INSERT INTO tables VALUES ('T1', 0, 'open', 'open', NULL, true, '{}', 3, now())"
-    )
-    await tables.migrate(pool)
-    await tables.migrate(pool)  # every start runs it
-
-    row = await pool.fetchrow("SELECT version, clock_due_at FROM tables WHERE table_id = 'T1'")
-    assert (row["version"], row["clock_due_at"]) == (3, None)

@@ -11,7 +11,7 @@ import httpx
 
 from table_service.app import create_app
 from table_service.config import TableSettings
-from table_service.domain import OpenTable
+from table_service.domain.decisions import OpenTable
 from table_service.handlers import TableService
 from teenpatti import engine
 from teenpatti.events.catalog import TABLE_EVENTS
@@ -397,7 +397,8 @@ async def test_a_clock_sleeps_until_its_deadline_and_hears_of_changes_made_anywh
 
 
 async def wait_for_partitions(client: httpx.AsyncClient) -> None:
-    """Until the instance owns its `table-scans` partitions (and so runs clocks)."""
+    """Until the instance owns its partitions of `scanner.events` (in the `table-scanner`
+    group), and so runs clocks."""
     async with asyncio.timeout(30):
         while not (await client.get("/clocks", headers=DEALER)).json()["partitions"]:
             await asyncio.sleep(0.1)

@@ -23,8 +23,10 @@ import asyncpg
 import httpx
 
 from table_service.adapters.tables import TableRepository
+from table_service.app import SERVICE
 from table_service.config import TableSettings
-from teenpatti.eventsourcing import partition_for
+from teenpatti.eventsourcing import AsyncpgEventStore, partition_for
+from teenpatti.migrations import migrate_service
 
 from .helpers import (
     DEALER,
@@ -75,7 +77,7 @@ def _environment(settings: TableSettings) -> dict[str, str]:
 async def _instance(
     name: str, env: dict[str, str], log_dir: Path
 ) -> AsyncIterator[tuple[asyncio.subprocess.Process, httpx.AsyncClient]]:
-    """The table service under uvicorn in a process of its own, once it answers /health."""
+    """The table service under uvicorn in a process of its own, once it is ready (/ready)."""
     port = _free_port()
     with (log_dir / f"{name}.log").open("ab") as log:
         process = await asyncio.create_subprocess_exec(
@@ -98,7 +100,7 @@ async def _instance(
                 while True:
                     assert process.returncode is None, f"{name} exited: read {log_dir}/{name}.log"
                     with contextlib.suppress(httpx.TransportError):
-                        if (await client.get("/health")).status_code == 200:
+                        if (await client.get("/ready")).status_code == 200:
                             break
                     await asyncio.sleep(0.2)
             yield process, client
@@ -150,6 +152,7 @@ async def test_the_survivor_takes_over_the_tables_of_an_instance_killed_during_b
     table_settings: TableSettings, tmp_path: Path
 ) -> None:
     env = _environment(table_settings)
+    await migrate_service(SERVICE, table_settings)  # the deploy step, before any instance
     async with (
         _instance("victim", env, tmp_path) as (victim, to_victim),
         _instance("survivor", env, tmp_path) as (_, client),
@@ -228,4 +231,5 @@ async def test_the_survivor_takes_over_the_tables_of_an_instance_killed_during_b
         snapshots = await pool.fetchval("SELECT count(*) FROM table_snapshots")
         assert snapshots == len(tables)
         for table_id in tables:
-            assert await TableRepository(pool).load(table_id) == await full_replay(pool, table_id)
+            repository = TableRepository(AsyncpgEventStore(pool, producer="tests"))
+            assert await repository.load(table_id) == await full_replay(pool, table_id)

@@ -17,6 +17,7 @@ import httpx
 from teenpatti.engine import PUBLISHED_PAY_TABLE, pay_table_to_mapping
 from teenpatti.events import Event
 from teenpatti.events.catalog import TABLE_EVENTS, BettingClosed, RoundOpened
+from teenpatti.migrations import migrate_service
 from tests.integration.services import publish
 from wallet_service.app import create_app
 from wallet_service.config import WalletSettings
@@ -45,8 +46,10 @@ class _TimedTransport(httpx.ASGITransport):
 
 @asynccontextmanager
 async def wallet(settings: WalletSettings) -> AsyncIterator[httpx.AsyncClient]:
-    """One wallet instance (its lifespan started: store, relay, consumers) and a client."""
+    """One wallet instance (its database migrated, its lifespan started: store, relay,
+    consumers) and a client."""
     app = create_app(settings)
+    await migrate_service(app.state.service, app.state.settings)
     async with contextlib.AsyncExitStack() as stack:
         async with asyncio.timeout(STARTUP_TIMEOUT):
             await stack.enter_async_context(app.router.lifespan_context(app))
@@ -111,7 +114,7 @@ async def open_round(
             number=1,
             opened_at=now,
             betting_closes_at=now + timedelta(seconds=closes_in),
-            limits=limits or LIMITS,  # type: ignore[arg-type]
+            limits=limits or LIMITS,
             paytable=pay_table_to_mapping(PUBLISHED_PAY_TABLE),
         ),
         table_id=table_id,

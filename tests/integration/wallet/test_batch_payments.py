@@ -131,7 +131,7 @@ async def test_settlements_arriving_together_are_paid_once_in_a_few_transactions
     paid_ids = [payload["bets"][0]["bet_id"] for _, payload in lines]
     assert sorted(paid_ids) == sorted(b["bet_id"] for b in bets), "once each"
     assert len({row["transaction_id"] for row in paid}) <= 3, "paid in batches, not one by one"
-    # each BetsPaid names the BetSettled it pays, and balances run in the stream's order
+    # each BetsPaid names the BetsSettled it pays, and balances run in the stream's order
     caused_by = {UUID(payload["bets"][0]["bet_id"]): row["causation_id"] for row, payload in lines}
     first_ids = {UUID(bet["bet_id"]): e.event_id for bet, e in zip(bets, envelopes, strict=True)}
     assert caused_by[UUID(bets[0]["bet_id"])] == first_ids[UUID(bets[0]["bet_id"])]

@@ -1,6 +1,5 @@
-"""BetsSettled (and BetSettled, of older history) to BetsPaid: paid once per bet, one event
-and one ledger credit per player and settlement event, the history shows the round, money is
-conserved."""
+"""BetsSettled to BetsPaid: paid once per bet, one event and one ledger credit per player and
+settlement part, the history shows the round, money is conserved."""
 
 from __future__ import annotations
 
@@ -16,7 +15,6 @@ from teenpatti.events.catalog import (
     BetsPaid,
     BetsSettled,
     RoundClosed,
-    SettledBet,
     registry,
 )
 from tests.integration.services import collect, count_of, of_type, paid_bets
@@ -40,11 +38,10 @@ from .helpers import (
 CARDS = ["AS", "2D", "AH", "3C", "KD", "9S"]
 
 
-def settled(bet: dict[str, Any], operator_id: str, outcome: str, returned: int) -> BetSettled:
+def line(bet: dict[str, Any], operator_id: str, outcome: str, returned: int) -> BetSettled:
+    """The bet's `BetSettled` line (`bet` as the wallet shows it)."""
     return BetSettled(
         bet_id=UUID(bet["bet_id"]),
-        round_id=bet["round_id"],
-        table_id=bet["table_id"],
         operator_id=operator_id,
         player_id=bet["player_id"],
         bet_type=bet["bet_type"],
@@ -54,6 +51,15 @@ def settled(bet: dict[str, Any], operator_id: str, outcome: str, returned: int) 
         returned=returned,
         fraction_kept="0",
         odds=None,
+    )
+
+
+def settled(bet: dict[str, Any], operator_id: str, outcome: str, returned: int) -> BetsSettled:
+    """A settlement part of the one bet."""
+    return BetsSettled(
+        round_id=bet["round_id"],
+        table_id=bet["table_id"],
+        bets=[line(bet, operator_id, outcome, returned)],
     )
 
 
@@ -204,13 +210,13 @@ async def test_a_part_of_a_round_is_paid_whole_or_parked_whole(
         }
         a, tie, b = (views[bet["bet_id"]] for bet in placed)
         good = [
-            settled(a, "operator-1", "won", 1_950),
-            settled(tie, "operator-1", "lost", 0),
-            settled(b, "operator-1", "lost", 0),
+            line(a, "operator-1", "won", 1_950),
+            line(tie, "operator-1", "lost", 0),
+            line(b, "operator-1", "lost", 0),
         ]
         # one line the wallet does not hold as told (another stake): the whole part is parked
-        forged = [good[0], settled({**b, "stake": 5_000}, "operator-1", "won", 9_000)]
-        (forged_part,) = BetsSettled.parts("T1-000001", "T1", [SettledBet.of(s) for s in forged])
+        forged = [good[0], line({**b, "stake": 5_000}, "operator-1", "won", 9_000)]
+        (forged_part,) = BetsSettled.parts("T1-000001", "T1", forged)
         await send(wallet_settings, SETTLEMENT_EVENTS, forged_part, table_id="T1")
 
         async def parked() -> bool:
@@ -222,7 +228,7 @@ async def test_a_part_of_a_round_is_paid_whole_or_parked_whole(
         status = (await client.get(f"/bets/{a['bet_id']}", headers=OPERATOR_1)).json()
         assert status["status"] == "placed"  # its good line was not paid either
 
-        (part,) = BetsSettled.parts("T1-000001", "T1", [SettledBet.of(s) for s in good])
+        (part,) = BetsSettled.parts("T1-000001", "T1", good)
         for _ in range(2):  # the same part twice, as two events: paid once
             await send(wallet_settings, SETTLEMENT_EVENTS, part, table_id="T1")
         events = await collect(wallet_settings, WALLET_EVENTS, count_of("BetsPaid", 2))
@@ -275,11 +281,7 @@ async def test_a_part_of_a_round_is_paid_whole_or_parked_whole(
         ]
 
         # a forged line for a bet already paid is parked too, and pays nothing again
-        (forged_paid,) = BetsSettled.parts(
-            "T1-000001",
-            "T1",
-            [SettledBet.of(settled({**b, "stake": 5_000}, "operator-1", "won", 9_000))],
-        )
+        forged_paid = settled({**b, "stake": 5_000}, "operator-1", "won", 9_000)
         await send(wallet_settings, SETTLEMENT_EVENTS, forged_paid, table_id="T1")
 
         async def both_parked() -> bool:

@@ -26,12 +26,16 @@ from teenpatti.events.catalog import (
     DEALING_ORDER,
     BetBookClosed,
     BetPaid,
-    BetPlaced,
     BetSettled,
+    BetsPaid,
+    BetsPlaced,
+    BetsSettled,
     CardDealt,
     FundsDeposited,
+    PaidLine,
     RoundClosed,
     RoundOpened,
+    SlipBet,
     StakeLimit,
     TableClosed,
 )
@@ -88,27 +92,27 @@ def test_canonical_bytes_are_self_delimiting_fields() -> None:
 
 def test_an_intact_stream_has_no_finding() -> None:
     rows = rows_of("table", "s", closed_events())
-    assert verify_stream(rows, head_version=4) == ([], 4, 0)
+    assert verify_stream(rows, head_version=4) == ([], 4)
 
 
 def test_an_altered_payload_is_found_at_its_version() -> None:
     rows = rows_of("table", "s", closed_events())
     rows[1] = replace(rows[1], payload_text=rows[1].payload_text.replace("r1", "rX"))
-    findings, _, _ = verify_stream(rows, 4)
+    findings, _ = verify_stream(rows, 4)
     assert [(f.code, f.subject) for f in findings] == [("hash_mismatch", "table:s@2")]
 
 
 def test_altered_metadata_is_found() -> None:
     rows = rows_of("table", "s", closed_events())
     rows[2] = replace(rows[2], occurred_at=rows[2].occurred_at + timedelta(microseconds=1))
-    findings, _, _ = verify_stream(rows, 4)
+    findings, _ = verify_stream(rows, 4)
     assert [(f.code, f.subject) for f in findings] == [("hash_mismatch", "table:s@3")]
 
 
 def test_a_removed_event_is_a_gap_and_a_break() -> None:
     rows = rows_of("table", "s", closed_events())
     del rows[1]
-    findings, _, _ = verify_stream(rows, 4)
+    findings, _ = verify_stream(rows, 4)
     assert sorted((f.code, f.subject) for f in findings) == [
         ("hash_mismatch", "table:s@3"),
         ("version_gap", "table:s@3"),
@@ -117,7 +121,7 @@ def test_a_removed_event_is_a_gap_and_a_break() -> None:
 
 def test_a_removed_last_event_disagrees_with_the_stream_head() -> None:
     rows = rows_of("table", "s", closed_events())[:3]
-    findings, _, _ = verify_stream(rows, 4)
+    findings, _ = verify_stream(rows, 4)
     assert [(f.code, f.subject) for f in findings] == [("stream_head_mismatch", "table:s")]
 
 
@@ -125,7 +129,7 @@ def test_an_inserted_event_is_found() -> None:
     rows = rows_of("table", "s", closed_events())
     forged = rows_of("table", "s", [TableClosed(table_id="T1", actor="x", reason="y")], start=3)
     shifted = [replace(r, stream_version=r.stream_version + 1) for r in rows[2:]]
-    findings, _, _ = verify_stream([*rows[:2], *forged, *shifted], 5)
+    findings, _ = verify_stream([*rows[:2], *forged, *shifted], 5)
     assert {f.subject for f in findings if f.code == "hash_mismatch"} >= {"table:s@3"}
 
 
@@ -137,23 +141,23 @@ def test_two_swapped_events_are_found() -> None:
         replace(rows[1], stream_version=3),
         rows[3],
     ]
-    findings, _, _ = verify_stream(swapped, 4)
+    findings, _ = verify_stream(swapped, 4)
     codes = sorted((f.code, f.subject) for f in findings)
     assert ("hash_mismatch", "table:s@2") in codes
     assert ("hash_mismatch", "table:s@3") in codes
     assert ("commit_order", "table:s@3") in codes
 
 
-def test_rows_without_hash_are_not_chained_and_a_chain_may_start_after_them() -> None:
-    legacy = [replace(r, hash=None) for r in rows_of("table", "s", closed_events()[:2])]
-    newer = rows_of("table", "s", closed_events()[2:], start=3)
-    newer = [replace(r, transaction_id=r.transaction_id + 10) for r in newer]
-    assert verify_stream([*legacy, *newer], 4) == ([], 2, 2)
-    # but a hash missing after chained rows is suspicious
+def test_an_event_without_its_hash_is_reported() -> None:
     rows = rows_of("table", "s", closed_events())
+    rows[0] = replace(rows[0], hash=None)
     rows[3] = replace(rows[3], hash=None)
-    findings, _, _ = verify_stream(rows, 4)
-    assert [f.code for f in findings] == ["hash_missing"]
+    findings, chained = verify_stream(rows, 4)
+    assert [(f.code, f.subject) for f in findings] == [
+        ("hash_missing", "table:s@1"),
+        ("hash_missing", "table:s@4"),
+    ]
+    assert chained == 2
 
 
 # ---------------------------------------------------------------------------- history
@@ -188,30 +192,44 @@ def round_history(
         ),
     ]
     bet_id = uuid4()
-    common: dict[str, Any] = {
-        "bet_id": bet_id,
-        "round_id": "T1-000001",
-        "table_id": "T1",
-        "operator_id": "op",
-        "player_id": "p",
-        "currency": "INR",
-    }
-    placed = BetPlaced(**common, slip_id=uuid4(), bet_type="player_a", stake=1_000, placed_at=T0)
-    engine = settle_bet(Bet(BetType.PLAYER_A, 1_000, "INR"), result)
-    settled = BetSettled(
-        **common,
-        bet_type="player_a",
-        stake=1_000,
-        outcome=engine.outcome.value,
-        returned=engine.returned + returned_delta,
-        fraction_kept="0",
-        odds="19/20",
+    of_round: dict[str, Any] = {"round_id": "T1-000001", "table_id": "T1"}
+    of_player: dict[str, Any] = {**of_round, "operator_id": "op", "player_id": "p"}
+    placed = BetsPlaced(
+        **of_player,
+        slip_id=uuid4(),
+        currency="INR",
+        placed_at=T0,
+        bets=[SlipBet(bet_id=bet_id, bet_type="player_a", stake=1_000)],
     )
-    paid = BetPaid(
-        **common,
-        amount=engine.returned + returned_delta + paid_delta,
-        outcome=engine.outcome.value,
-        balance_after=0,
+    engine = settle_bet(Bet(BetType.PLAYER_A, 1_000, "INR"), result)
+    settled = BetsSettled(
+        **of_round,
+        bets=[
+            BetSettled(
+                bet_id=bet_id,
+                operator_id="op",
+                player_id="p",
+                bet_type="player_a",
+                stake=1_000,
+                currency="INR",
+                outcome=engine.outcome.value,
+                returned=engine.returned + returned_delta,
+                fraction_kept="0",
+                odds="19/20",
+            )
+        ],
+    )
+    paid = BetsPaid(
+        **of_player,
+        bets=[
+            BetPaid(
+                bet_id=bet_id,
+                currency="INR",
+                amount=engine.returned + returned_delta + paid_delta,
+                outcome=engine.outcome.value,
+                balance_after=0,
+            )
+        ],
     )
     history = History()
     for row in rows_of("table", "table-T1", table_events):
@@ -317,7 +335,7 @@ def test_balances_are_replayed_from_the_player_stream() -> None:
     )
     stream = history.wallet["player-op:p"]
     placed_event, paid_event = stream[0][0], stream[1][0]
-    assert isinstance(paid_event, BetPaid)
+    assert isinstance(paid_event, PaidLine)
     history.wallet["player-op:p"] = [
         (deposit, "w@1"),
         (placed_event, "w@2"),

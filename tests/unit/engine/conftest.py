@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from teenpatti.engine import DealCounts, count_deals
+from teenpatti.engine.par import DealCounts, count_deals
 
 
 @pytest.fixture(scope="session")

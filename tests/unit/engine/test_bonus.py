@@ -11,13 +11,13 @@ from teenpatti.engine import (
     DECK,
     Card,
     CardCountError,
-    DealCounts,
     DuplicateCardError,
     SixCardBonusHand,
     SixCardCategory,
-    classify_six_card_sets,
     six_card_bonus_hand,
 )
+from teenpatti.engine.arrays import classify_six_card_sets
+from teenpatti.engine.par import DealCounts
 
 from .helpers import cards
 

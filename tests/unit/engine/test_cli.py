@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from teenpatti import cli
-from teenpatti.engine import DealCounts, pay_table_to_mapping
 from teenpatti.engine import par as par_module
+from teenpatti.engine import pay_table_to_mapping
+from teenpatti.engine.par import DealCounts
 from teenpatti.engine.paytable import PUBLISHED_PAY_TABLE
 
 

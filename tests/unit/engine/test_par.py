@@ -11,19 +11,19 @@ from teenpatti.engine import (
     DECK,
     PUBLISHED_PAY_TABLE,
     BetType,
-    DealCounts,
     InvalidRtpFloorError,
     ThreeCardCategory,
     Winner,
-    format_par_sheet,
-    par_sheet,
-    par_sheet_to_mapping,
-    parse_rtp_floor,
     resolve_hands,
 )
 from teenpatti.engine.arrays import combinations_array
-from teenpatti.engine.par import disjoint_matchups
-from teenpatti.engine.par_report import decimal_string, percent
+from teenpatti.engine.par import DealCounts, disjoint_matchups, par_sheet, parse_rtp_floor
+from teenpatti.engine.par_report import (
+    decimal_string,
+    format_par_sheet,
+    par_sheet_to_mapping,
+    percent,
+)
 
 C = ThreeCardCategory
 

@@ -10,32 +10,36 @@ from uuid import uuid4
 
 import pytest
 
-from table_service.domain import (
-    SYSTEM_ACTOR,
+from table_service.adapters.views import state_view
+from table_service.domain.clock import (
+    decide_auto_cancel,
+    decide_clock,
+    decide_close_betting,
+    decide_open_round,
+    needs_clock,
+    next_clock_time,
+)
+from table_service.domain.decisions import (
     InvalidTableConfigError,
     OpenTable,
     RoundConflictError,
-    RoundPhase,
-    TableState,
-    TableStatus,
     UnknownTableError,
-    decide_auto_cancel,
     decide_cancel,
-    decide_clock,
-    decide_close_betting,
     decide_close_table,
-    decide_open_round,
     decide_open_table,
     decide_pause,
     decide_resume,
     decide_scan,
+)
+from table_service.domain.state import (
+    SYSTEM_ACTOR,
+    RoundPhase,
+    TableState,
+    TableStatus,
     evolve,
     evolve_all,
     fold,
-    needs_clock,
-    next_clock_time,
     round_id_for,
-    state_view,
 )
 from teenpatti import engine
 from teenpatti.events import Event

@@ -8,7 +8,8 @@ from uuid import UUID
 
 import pytest
 
-from wallet_service.domain import (
+from teenpatti.events.catalog import book_digest
+from wallet_service.domain.betting import (
     CLOSED,
     OPEN,
     SEALED,
@@ -23,7 +24,6 @@ from wallet_service.domain import (
     SlipLine,
     StakeRange,
     WalletError,
-    book_digest,
     check_funds,
     fingerprint,
     limits_from_mapping,

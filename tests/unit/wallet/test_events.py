@@ -13,10 +13,10 @@ from teenpatti.events.catalog import (
     SETTLEMENT_PART,
     SLIP_BETS,
     BetPaid,
-    BetPlaced,
     BetsPaid,
     BetsPlaced,
-    PaidBet,
+    PaidLine,
+    PlacedLine,
     SlipBet,
     registry,
 )
@@ -37,10 +37,10 @@ def slip(*stakes: tuple[str, int]) -> BetsPlaced:
     )
 
 
-def test_each_line_of_a_slip_is_the_bet_placed_it_stands_for() -> None:
+def test_each_line_of_a_slip_is_the_bet_placed_whole() -> None:
     placed = slip(("player_a", 1_000), ("tie", 200))
     assert placed.each() == [
-        BetPlaced(
+        PlacedLine(
             bet_id=line.bet_id,
             slip_id=placed.slip_id,
             round_id="T1-000001",
@@ -71,16 +71,16 @@ def test_a_slip_refuses_no_bets_more_than_six_and_a_stake_of_zero() -> None:
         slip(("player_a", 0))
 
 
-def test_each_line_of_a_payment_is_the_bet_paid_it_stands_for() -> None:
+def test_each_line_of_a_payment_is_the_bet_paid_whole() -> None:
     lines = [
-        PaidBet(bet_id=uuid4(), currency="INR", amount=1_950, outcome="won", balance_after=5_750),
-        PaidBet(bet_id=uuid4(), currency="INR", amount=0, outcome="lost", balance_after=5_750),
+        BetPaid(bet_id=uuid4(), currency="INR", amount=1_950, outcome="won", balance_after=5_750),
+        BetPaid(bet_id=uuid4(), currency="INR", amount=0, outcome="lost", balance_after=5_750),
     ]
     paid = BetsPaid(
         round_id="T1-000001", table_id="T1", operator_id="operator-1", player_id="p1", bets=lines
     )
     assert paid.each() == [
-        BetPaid(
+        PaidLine(
             bet_id=line.bet_id,
             round_id="T1-000001",
             table_id="T1",

@@ -1,6 +1,6 @@
-"""The `verdicts` consumer of `table.events`: the table's verdict on each scan, kept in the
-`scans` table and announced through Redis to whichever instance holds the device's request.
-"""
+"""The gateway's subscription to `table.events`: the table's verdict on each scan, kept in
+the `scans` table and announced through Redis to whichever instance holds the device's
+request."""
 
 from __future__ import annotations
 
@@ -11,37 +11,33 @@ import asyncpg
 from scanner_gateway.adapters import postgres as db
 from scanner_gateway.adapters.verdicts import VerdictBroker
 from scanner_gateway.domain import ScanAnswer, verdict_of
-from teenpatti.events import EventEnvelope
-from teenpatti.events.catalog import CardDealt, CardRefused, registry
-from teenpatti.eventsourcing import AfterCommit, BatchHandler
-
-VERDICT_EVENTS = frozenset({CardDealt.event_type, CardRefused.event_type})
+from teenpatti.events.catalog import CardDealt, CardRefused
+from teenpatti.eventsourcing import AfterCommit
+from teenpatti.kernel import Received
 
 
-def verdict_recorder(broker: VerdictBroker) -> BatchHandler:
-    """A poll's verdicts: recorded in one statement, then, once that has committed, announced
-    in one Redis round trip. A device told its card was refused may read it again at once,
-    and the read must find the refusal in Postgres (a refused card read again is passed on,
-    not absorbed as a bounce). A lost announcement is not retried: waiters fall back to
-    Postgres when none comes."""
+class VerdictRecorder:
+    """A run of verdicts (`CardDealt`, `CardRefused`): recorded in one statement, then, once
+    that has committed, announced in one Redis round trip. A device told its card was
+    refused may read it again at once, and the read must find the refusal in Postgres (a
+    refused card read again is passed on, not absorbed as a bounce). A lost announcement is
+    not retried: waiters fall back to Postgres when none comes."""
 
-    async def record(
-        connection: asyncpg.Connection, envelopes: list[EventEnvelope]
+    def __init__(self, broker: VerdictBroker) -> None:
+        self._broker = broker
+
+    async def __call__(
+        self, connection: asyncpg.Connection, verdicts: list[Received[CardDealt | CardRefused]]
     ) -> AfterCommit | None:
-        verdicts: list[tuple[ScanAnswer, datetime]] = []
-        for envelope in envelopes:
-            if envelope.event_type in VERDICT_EVENTS:
-                event = registry.decode_envelope(envelope)
-                assert isinstance(event, CardDealt | CardRefused)
-                verdicts.append((verdict_of(event), envelope.occurred_at))
-        decided = await db.record_verdicts(connection, verdicts)
-        announced = [v for v, _ in verdicts if v.scan_id in decided]
+        answers: list[tuple[ScanAnswer, datetime]] = [
+            (verdict_of(received.event), received.envelope.occurred_at) for received in verdicts
+        ]
+        decided = await db.record_verdicts(connection, answers)
+        announced = [answer for answer, _ in answers if answer.scan_id in decided]
         if not announced:
             return None
 
         async def announce() -> None:
-            await broker.announce_all(announced)
+            await self._broker.announce_all(announced)
 
         return announce
-
-    return record

@@ -28,7 +28,8 @@ from scanner_gateway.domain import (
     parse_stream_message,
 )
 from scanner_gateway.handlers import Answer, Gateway
-from teenpatti.http import ApiKeys, ProblemError, problem_response
+from teenpatti.http import ProblemError, problem_response
+from teenpatti.kernel.dependencies import Supervisor, provide, provide_ws
 
 router = APIRouter()
 
@@ -38,21 +39,7 @@ MAX_REQUEST_BYTES = 64 * 1024
 POLICY_VIOLATION = 1008
 
 
-# async, though they never wait: FastAPI runs a plain `def` dependency in its thread pool,
-# two thread hand-offs per request (the gateway spent ~12% of its CPU on them at 1,000 tables)
-async def get_gateway(request: Request) -> Gateway:
-    gateway: Gateway = request.app.state.gateway
-    return gateway
-
-
-async def get_api_keys(request: Request) -> ApiKeys:
-    keys: ApiKeys = request.app.state.api_keys
-    return keys
-
-
-GatewayDep = Annotated[Gateway, Depends(get_gateway)]
-ApiKeysDep = Annotated[ApiKeys, Depends(get_api_keys)]
-ApiKey = Annotated[str | None, Header(alias="X-Api-Key")]
+GatewayDep = Annotated[Gateway, Depends(provide(Gateway))]
 DeviceIdHeader = Annotated[str | None, Header(alias="X-Device-Id")]
 AuthorizationHeader = Annotated[str | None, Header(alias="Authorization")]
 
@@ -90,9 +77,8 @@ class ScanRequest(BaseModel):
 
 @router.post("/devices", status_code=201)
 async def register_device(
-    body: DeviceCreate, gateway: GatewayDep, keys: ApiKeysDep, api_key: ApiKey = None
+    body: DeviceCreate, gateway: GatewayDep, supervisor: Supervisor
 ) -> DeviceCredential:
-    supervisor = keys.holder(api_key, "supervisor")
     registration = await gateway.register_device(body.device_id, body.table_id, supervisor.name)
     return DeviceCredential(
         device_id=registration.device_id,
@@ -103,10 +89,7 @@ async def register_device(
 
 
 @router.get("/devices")
-async def list_devices(
-    gateway: GatewayDep, keys: ApiKeysDep, api_key: ApiKey = None
-) -> list[DevicePublic]:
-    keys.holder(api_key, "supervisor")
+async def list_devices(gateway: GatewayDep, supervisor: Supervisor) -> list[DevicePublic]:
     return [DevicePublic(**vars(row)) for row in await gateway.devices()]
 
 
@@ -156,11 +139,13 @@ async def get_scan(
 
 @router.websocket("/devices/{device_id}/stream")
 async def device_stream(
-    websocket: WebSocket, device_id: str, credential: str | None = None
+    websocket: WebSocket,
+    device_id: str,
+    gateway: Annotated[Gateway, Depends(provide_ws(Gateway))],
+    credential: str | None = None,
 ) -> None:
     """One read per text message, each answered with the same JSON as `POST /scans` (or
     its problem). A bad device or credential is recorded, then closed with 1008."""
-    gateway: Gateway = websocket.app.state.gateway
     path = websocket.url.path
     await websocket.accept()
     try:

@@ -80,7 +80,7 @@ class Gateway:
         credential = secrets.token_urlsafe(24)
         stream_id = stream_of_device(device_id)
         async with self._pool.acquire() as connection, connection.transaction():
-            version = await db.lock_stream(connection, stream_id)
+            version = await self._store.lock_stream(stream_id, connection=connection)
             existing = await db.load_device(connection, device_id)
             event, device = register(existing, device_id, table_id, hash_key(credential), actor)
             now = await db.clock(connection)
@@ -167,7 +167,7 @@ class Gateway:
             stream_id = stream_of_unknown_device(event.device_id)
         else:
             stream_id = stream_of_reads(device.device_id)
-        version = await db.lock_stream(connection, stream_id)
+        version = await self._store.lock_stream(stream_id, connection=connection)
         await self._store.append(
             stream_id,
             version,

@@ -21,11 +21,11 @@ from teenpatti import engine
 from teenpatti.events import Event
 from teenpatti.events.catalog import (
     SETTLEMENT_PART,
+    BetSettled,
     BetsSettled,
     CurrencyTotals,
     RoundClosed,
     RoundSettled,
-    SettledBet,
     book_digest,
 )
 
@@ -87,7 +87,7 @@ class Settle:
     validated when it is first asked for, so that the first can be appended before the
     others are built."""
 
-    lines: Sequence[Mapping[str, Any]]  # each bet's SettledBet fields, in the round's order
+    lines: Sequence[Mapping[str, Any]]  # each bet's BetSettled fields, in the round's order
     round: RoundSettled
     paytable_source: PaytableSource
     _parts: dict[int, BetsSettled] = field(default_factory=dict, compare=False, repr=False)
@@ -119,7 +119,7 @@ class Settle:
         return tuple(self._part(index) for index in range(self.event_count - 1))
 
     @property
-    def bets(self) -> list[SettledBet]:
+    def bets(self) -> list[BetSettled]:
         return [line for part in self.parts for line in part.bets]
 
     @property
@@ -215,7 +215,8 @@ def readiness(
 def decide(
     facts: RoundFacts, bets: Sequence[PlacedBet], settled_at: datetime, digest: str | None = None
 ) -> Decision:
-    """Settle the round if it is ready: each bet's BetSettled and the RoundSettled.
+    """Settle the round if it is ready: each bet's `BetSettled` line, in `BetsSettled`
+    parts, and the RoundSettled.
     `digest`: the bets' `book_digest`, if known."""
     not_ready = readiness(facts, bets, digest)
     if not_ready is not None:

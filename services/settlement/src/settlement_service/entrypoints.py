@@ -7,12 +7,12 @@ from datetime import datetime
 from typing import Annotated, Literal
 from uuid import UUID
 
-import asyncpg
-from fastapi import APIRouter, Depends, Header, Query, Request
+from fastapi import APIRouter, Query
 from pydantic import BaseModel
 
 from teenpatti.events.catalog import CurrencyTotals
-from teenpatti.http import ApiKeys, KeyHolder, ProblemError
+from teenpatti.http import ProblemError
+from teenpatti.kernel.dependencies import Operator, Pool, Supervisor
 
 from .adapters.postgres import (
     BetView,
@@ -72,15 +72,6 @@ class BetWithRoundPublic(BetSettlementPublic):
     round: RoundSummaryPublic
 
 
-# async, though they never wait: FastAPI runs a plain `def` dependency in its thread pool,
-# two thread hand-offs per request (the gateway spent ~12% of its CPU on them at 1,000 tables)
-async def _operator(
-    request: Request, x_api_key: Annotated[str | None, Header(alias="X-Api-Key")] = None
-) -> KeyHolder:
-    keys: ApiKeys = request.app.state.api_keys
-    return keys.holder(x_api_key, "operator")
-
-
 class ProblemPublic(BaseModel):
     round_id: str
     kind: str
@@ -93,21 +84,6 @@ class ProblemPublic(BaseModel):
 class ProblemsPublic(BaseModel):
     items: list[ProblemPublic]
 
-
-async def _supervisor(
-    request: Request, x_api_key: Annotated[str | None, Header(alias="X-Api-Key")] = None
-) -> KeyHolder:
-    keys: ApiKeys = request.app.state.api_keys
-    return keys.holder(x_api_key, "supervisor")
-
-
-async def _pool(request: Request) -> asyncpg.Pool:
-    return request.app.state.runtime.pool
-
-
-Operator = Annotated[KeyHolder, Depends(_operator)]
-Supervisor = Annotated[KeyHolder, Depends(_supervisor)]
-Pool = Annotated[asyncpg.Pool, Depends(_pool)]
 
 router = APIRouter()
 

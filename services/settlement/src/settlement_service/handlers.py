@@ -1,11 +1,12 @@
-"""Use cases: record one input event in the projection, then settle its round if it is ready.
+"""Use cases: record input events in the projection, then settle their rounds once ready.
 
-Each runs inside the consumer's Postgres transaction (the one that also records the event as
-processed), after locking the round's row: so a round's events are applied one at a time
-across consumers and instances. The transaction that makes a round ready decides its
-settlement: it appends the first part (the whole settlement, for a round of up to one part)
-with those bets' outcomes and the round's `decided_at`, together or not at all; a `Settler`
-appends the other parts, a transaction each (`settler.py`).
+Each is a subscription handler (`app.py`): it takes a run of events of its type, in order, as
+the kernel hands them, inside the consumer's Postgres transaction (the one that also records
+the events as processed), and locks each event's round row before applying it: so a round's
+events are applied one at a time across consumers and instances. The transaction that makes
+a round ready decides its settlement: it appends the first part (the whole settlement, for a
+round of up to one part) with those bets' outcomes and the round's `decided_at`, together or
+not at all; a `Settler` appends the other parts, a transaction each (`settler.py`).
 
 An identical repeat of a fact (a redelivery under a new event id) changes nothing. A second,
 different version of a fact (another book, result, pay table or bet under the same id) is
@@ -16,7 +17,7 @@ held, unsettled, until a person sorts it out.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import asyncpg
@@ -24,18 +25,19 @@ import asyncpg
 from teenpatti.events import EventEnvelope
 from teenpatti.events.catalog import (
     BetBookClosed,
-    BetPlaced,
     BetSettled,
+    BetsPlaced,
     BetsSettled,
+    PlacedLine,
     RoundCancelled,
     RoundClosed,
     RoundOpened,
     RoundSettled,
-    SettledBet,
     book_digest,
     registry,
 )
 from teenpatti.eventsourcing import AsyncpgEventStore, ConcurrencyError
+from teenpatti.kernel import Received
 
 from .adapters.postgres import SettlementProjection
 from .domain import Held, PlacedBet, SealedBook, Settle, Waiting, decide
@@ -70,138 +72,151 @@ class Settlement:
         self._kept = 0  # bets in `_books`
 
     async def round_opened(
-        self, connection: asyncpg.Connection, event: RoundOpened, cause: EventEnvelope
+        self, connection: asyncpg.Connection, received: list[Received[RoundOpened]]
     ) -> None:
+        """Each round's pay table."""
         projection = SettlementProjection(connection)
-        round_ = await projection.lock_round(event.round_id, event.table_id)
-        paytable = event.model_dump(mode="json")["paytable"]
-        if round_.paytable is None:
-            await projection.set_paytable(event.round_id, paytable, event.opened_at)
-            if round_.paytable_source == "published_fallback":
-                # Only if RoundOpened came after the round's end, against the table's own
-                # order: the round was paid by the published table; a person must compare.
+        for one in received:
+            event = one.event
+            round_ = await projection.lock_round(event.round_id, event.table_id)
+            paytable = event.model_dump(mode="json")["paytable"]
+            if round_.paytable is None:
+                await projection.set_paytable(event.round_id, paytable, event.opened_at)
+                if round_.paytable_source == "published_fallback":
+                    # Only if RoundOpened came after the round's end, against the table's own
+                    # order: the round was paid by the published table; a person must compare.
+                    await _hold(
+                        projection,
+                        event.round_id,
+                        "paytable_after_settlement",
+                        "RoundOpened arrived after the round was settled with the published table",
+                    )
+            elif round_.paytable != paytable:
                 await _hold(
                     projection,
                     event.round_id,
-                    "paytable_after_settlement",
-                    "RoundOpened arrived after the round was settled with the published table",
+                    "conflicting_paytable",
+                    "a second RoundOpened with another pay table",
                 )
-        elif round_.paytable != paytable:
-            await _hold(
-                projection,
-                event.round_id,
-                "conflicting_paytable",
-                "a second RoundOpened with another pay table",
-            )
-        await self._settle_if_ready(projection, event.round_id, event.table_id, cause)
+            await self._settle_if_ready(projection, event.round_id, event.table_id, one.envelope)
 
     async def round_closed(
-        self, connection: asyncpg.Connection, event: RoundClosed, cause: EventEnvelope
+        self, connection: asyncpg.Connection, received: list[Received[RoundClosed]]
     ) -> None:
+        """Each round's result."""
         projection = SettlementProjection(connection)
-        round_ = await projection.lock_round(event.round_id, event.table_id)
-        result = event.model_dump(mode="json")
-        if round_.cancelled:
-            await _hold(
-                projection,
-                event.round_id,
-                "conflicting_outcome",
-                "RoundClosed for a round already cancelled",
-            )
-        elif round_.result is None:
-            await projection.set_result(event.round_id, result)
-        elif round_.result != result:
-            await _hold(
-                projection,
-                event.round_id,
-                "conflicting_result",
-                f"a second RoundClosed with other cards {event.cards}",
-            )
-        await self._settle_if_ready(projection, event.round_id, event.table_id, cause)
+        for one in received:
+            event = one.event
+            round_ = await projection.lock_round(event.round_id, event.table_id)
+            result = event.model_dump(mode="json")
+            if round_.cancelled:
+                await _hold(
+                    projection,
+                    event.round_id,
+                    "conflicting_outcome",
+                    "RoundClosed for a round already cancelled",
+                )
+            elif round_.result is None:
+                await projection.set_result(event.round_id, result)
+            elif round_.result != result:
+                await _hold(
+                    projection,
+                    event.round_id,
+                    "conflicting_result",
+                    f"a second RoundClosed with other cards {event.cards}",
+                )
+            await self._settle_if_ready(projection, event.round_id, event.table_id, one.envelope)
 
     async def round_cancelled(
-        self, connection: asyncpg.Connection, event: RoundCancelled, cause: EventEnvelope
+        self, connection: asyncpg.Connection, received: list[Received[RoundCancelled]]
     ) -> None:
+        """Each round's cancellation: its bets are settled as returned."""
         projection = SettlementProjection(connection)
-        round_ = await projection.lock_round(event.round_id, event.table_id)
-        if round_.result is not None:
-            await _hold(
-                projection,
-                event.round_id,
-                "conflicting_outcome",
-                "RoundCancelled for a round already closed with a result",
-            )
-        elif not round_.cancelled:
-            await projection.set_cancelled(event.round_id, event.reason)
-        await self._settle_if_ready(projection, event.round_id, event.table_id, cause)
+        for one in received:
+            event = one.event
+            round_ = await projection.lock_round(event.round_id, event.table_id)
+            if round_.result is not None:
+                await _hold(
+                    projection,
+                    event.round_id,
+                    "conflicting_outcome",
+                    "RoundCancelled for a round already closed with a result",
+                )
+            elif not round_.cancelled:
+                await projection.set_cancelled(event.round_id, event.reason)
+            await self._settle_if_ready(projection, event.round_id, event.table_id, one.envelope)
 
-    async def bet_placed(
-        self, connection: asyncpg.Connection, event: BetPlaced, cause: EventEnvelope
+    async def bets_placed(
+        self, connection: asyncpg.Connection, received: list[Received[BetsPlaced]]
     ) -> None:
+        """A run of slips, their bets in order, with a few statements for all: while a
+        round's book is open (every bet during betting) a bet only has to be recorded, since
+        no settlement can be ready before the book is sealed. The rest (a bet held already,
+        or one for a round with a book or settled) goes through `_bet_placed` one by one."""
+        placed = [(line, one.envelope) for one in received for line in one.event.each()]
         projection = SettlementProjection(connection)
-        round_ = await projection.lock_round(event.round_id, event.table_id)
-        bet = _placed(event)
-        held = await projection.add_bet(bet, event.slip_id, late=round_.decided)
+        rounds = await projection.lock_rounds({e.round_id: e.table_id for e, _ in placed})
+
+        def book_open(bet: PlacedLine) -> bool:
+            round_ = rounds[bet.round_id]
+            return round_.book is None and not round_.settled
+
+        new = await projection.add_bets(
+            [(_placed(bet), bet.slip_id) for bet, _ in placed if book_open(bet)]
+        )
+        for bet, envelope in placed:
+            if book_open(bet) and bet.bet_id in new:
+                new.discard(bet.bet_id)  # recorded; a later copy in this batch is not new
+            else:
+                await self._bet_placed(projection, bet, envelope)
+
+    async def _bet_placed(
+        self, projection: SettlementProjection, placed: PlacedLine, cause: EventEnvelope
+    ) -> None:
+        """One bet of a slip."""
+        round_ = await projection.lock_round(placed.round_id, placed.table_id)
+        bet = _placed(placed)
+        held = await projection.add_bet(bet, placed.slip_id, late=round_.decided)
         if held is not None:
             # The same bet again (a redelivery under a new event id): nothing to do, unless
             # it says something else, which only a person can sort out.
             if _essentials(held) != _essentials(bet):
                 await _hold(
                     projection,
-                    event.round_id,
-                    f"conflicting_bet:{event.bet_id}",
-                    f"BetPlaced {event.bet_id} arrived again with other values",
+                    placed.round_id,
+                    f"conflicting_bet:{placed.bet_id}",
+                    f"bet {placed.bet_id} placed again with other values",
                 )
             return
         if round_.decided:
             await _hold(
                 projection,
-                event.round_id,
-                f"bet_after_settlement:{event.bet_id}",
-                f"BetPlaced {event.bet_id} arrived after the round was settled; not settled",
+                placed.round_id,
+                f"bet_after_settlement:{placed.bet_id}",
+                f"bet {placed.bet_id} placed after the round was settled; not settled",
             )
             return
-        await self._settle_if_ready(projection, event.round_id, event.table_id, cause)
-
-    async def bets_placed(
-        self, connection: asyncpg.Connection, placed: Sequence[tuple[BetPlaced, EventEnvelope]]
-    ) -> None:
-        """`bet_placed` of several, in order, with a few statements for all: while a round's
-        book is open (every bet during betting) a bet only has to be recorded, since no
-        settlement can be ready before the book is sealed. The rest (a bet held already, or
-        one for a round with a book or settled) goes through `bet_placed` one by one."""
-        projection = SettlementProjection(connection)
-        rounds = await projection.lock_rounds({e.round_id: e.table_id for e, _ in placed})
-
-        def book_open(event: BetPlaced) -> bool:
-            round_ = rounds[event.round_id]
-            return round_.book is None and not round_.settled
-
-        new = await projection.add_bets(
-            [(_placed(event), event.slip_id) for event, _ in placed if book_open(event)]
-        )
-        for event, envelope in placed:
-            if book_open(event) and event.bet_id in new:
-                new.discard(event.bet_id)  # recorded; a later copy in this batch is not new
-            else:
-                await self.bet_placed(connection, event, envelope)
+        await self._settle_if_ready(projection, placed.round_id, placed.table_id, cause)
 
     async def book_closed(
-        self, connection: asyncpg.Connection, event: BetBookClosed, cause: EventEnvelope
+        self, connection: asyncpg.Connection, received: list[Received[BetBookClosed]]
     ) -> None:
+        """Each round's sealed bet book."""
         projection = SettlementProjection(connection)
-        round_ = await projection.lock_round(event.round_id, event.table_id)
-        book = SealedBook(event.bet_count, event.digest, dict(event.total_stake))
-        if round_.book is None:
-            await projection.set_book(event.round_id, book)
-        elif round_.book != book:
-            await _hold(
-                projection,
-                event.round_id,
-                "conflicting_book",
-                f"a second BetBookClosed with {event.bet_count} bets, digest {event.digest}",
-            )
-        await self._settle_if_ready(projection, event.round_id, event.table_id, cause)
+        for one in received:
+            event = one.event
+            round_ = await projection.lock_round(event.round_id, event.table_id)
+            book = SealedBook(event.bet_count, event.digest, dict(event.total_stake))
+            if round_.book is None:
+                await projection.set_book(event.round_id, book)
+            elif round_.book != book:
+                await _hold(
+                    projection,
+                    event.round_id,
+                    "conflicting_book",
+                    f"a second BetBookClosed with {event.bet_count} bets, digest {event.digest}",
+                )
+            await self._settle_if_ready(projection, event.round_id, event.table_id, one.envelope)
 
     async def _settle_if_ready(
         self,
@@ -213,7 +228,7 @@ class Settlement:
         round_ = await projection.lock_round(round_id, table_id)  # already ours: a fresh read
         if round_.decided:
             return
-        # Cheap checks first: during betting every BetPlaced comes here, and loading every
+        # Cheap checks first: during betting every bet placed comes here, and loading every
         # bet of the round each time would cost O(bets²) per round. decide() applies the
         # whole rule once the book is sealed and every bet may be there.
         if round_.book is None:
@@ -294,7 +309,7 @@ class Settlement:
             # here): the stream is the truth, so take its settlement and emit nothing.
             log.warning("round %s: %s already exists; adopting it", round_id, stream_id)
             settled_at = decision.round.settled_at
-            if not await adopt_stored_settlement(projection, stream_id, settled_at):
+            if not await adopt_stored_settlement(self._store, projection, stream_id, settled_at):
                 # its last events are still to come: ours are the same, from the same facts
                 await projection.mark_decided(round_id, settled_at, decision.paytable_source)
                 if self._on_decided is not None:
@@ -328,19 +343,20 @@ async def _hold(projection: SettlementProjection, round_id: str, kind: str, deta
 
 
 async def adopt_stored_settlement(
-    projection: SettlementProjection, stream_id: str, settled_at: datetime
+    store: AsyncpgEventStore,
+    projection: SettlementProjection,
+    stream_id: str,
+    settled_at: datetime,
 ) -> bool:
     """The projection from a settlement already in the store: its bets' outcomes, and the
     round settled if the stream holds its summary (True); if it does not (its last events
     still to come), the bets it holds, as settled at `settled_at`."""
-    bets: list[SettledBet] = []
+    bets: list[BetSettled] = []
     summary: RoundSettled | None = None
-    for event_type, version, payload in await projection.stored_settlement(stream_id):
-        event = registry.decode(event_type, version, payload)
+    for stored in await store.read_stream(stream_id, connection=projection.connection):
+        event = registry.decode_json(stored.event_type, stored.schema_version, stored.payload_json)
         if isinstance(event, BetsSettled):
             bets += event.bets
-        elif isinstance(event, BetSettled):
-            bets.append(SettledBet.of(event))
         elif isinstance(event, RoundSettled):
             summary = event
     if summary is None:
@@ -379,15 +395,15 @@ def _essentials(bet: PlacedBet) -> tuple[object, ...]:
     )
 
 
-def _placed(event: BetPlaced) -> PlacedBet:
+def _placed(line: PlacedLine) -> PlacedBet:
     return PlacedBet(
-        bet_id=event.bet_id,
-        round_id=event.round_id,
-        table_id=event.table_id,
-        operator_id=event.operator_id,
-        player_id=event.player_id,
-        bet_type=event.bet_type,
-        stake=event.stake,
-        currency=event.currency,
-        placed_at=event.placed_at,
+        bet_id=line.bet_id,
+        round_id=line.round_id,
+        table_id=line.table_id,
+        operator_id=line.operator_id,
+        player_id=line.player_id,
+        bet_type=line.bet_type,
+        stake=line.stake,
+        currency=line.currency,
+        placed_at=line.placed_at,
     )

@@ -22,12 +22,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Sequence
 from uuid import UUID
 
 import asyncpg
 
 from teenpatti.events.catalog import SETTLEMENT_PART, BetsSettled, RoundSettled
-from teenpatti.eventsourcing import AsyncpgEventStore
+from teenpatti.eventsourcing import AsyncpgEventStore, StoredEvent
 
 from .adapters.postgres import RoundRow, SettlementProjection, stalled_settlements
 from .domain import Settle, decide
@@ -114,10 +115,12 @@ class Settler:
                 assert round_.decided_at is not None  # lock_unsettled: decided
                 if version >= plan.event_count:
                     # all appended already (the projection did not hear): take them as stored
-                    await adopt_stored_settlement(projection, stream_id, round_.decided_at)
+                    await adopt_stored_settlement(
+                        self._store, projection, stream_id, round_.decided_at
+                    )
                     return
                 if cause is None:
-                    cause = await _cause(connection, stream_id)
+                    cause = await self._cause(connection, stream_id)
                 event = plan.event(version)
                 await self._store.append(
                     stream_id,
@@ -152,7 +155,10 @@ class Settler:
                 return None
             plan = self._plans[round_id] = decision
         if self._checked.get(round_id) is not plan:
-            differs = await _stored_parts_differ(projection, round_id, plan)
+            stored = await self._store.read_stream(
+                settlement_stream(round_id), connection=projection.connection
+            )
+            differs = _stored_parts_differ(stored, plan)
             if differs is not None:
                 # A changed database, or the parts of a build that orders the lines otherwise
                 # (an upgrade mid-round): going on would settle some bets twice, others never.
@@ -162,38 +168,32 @@ class Settler:
             self._checked[round_id] = plan
         return plan
 
+    async def _cause(
+        self, connection: asyncpg.Connection, stream_id: str
+    ) -> tuple[UUID, UUID | None]:
+        """The correlation and causation of the settlement's first event: the later ones
+        share them (they are the same decision's)."""
+        first = await self._store.read_stream(stream_id, connection=connection, limit=1)
+        if not first:
+            raise RuntimeError(f"{stream_id}: a decided settlement without its first event")
+        return first[0].correlation_id, first[0].causation_id
 
-async def _stored_parts_differ(
-    projection: SettlementProjection, round_id: str, plan: Settle
-) -> str | None:
-    """Why the settlement parts already stored are not the first parts of `plan` (the bets
+
+def _stored_parts_differ(stored: Sequence[StoredEvent], plan: Settle) -> str | None:
+    """Why the settlement events already stored are not the first parts of `plan` (the bets
     of each, in order), or None when they are."""
-    for index, (event_type, _, payload) in enumerate(
-        await projection.stored_settlement(settlement_stream(round_id))
-    ):
+    for index, event in enumerate(stored):
+        event_type = event.event_type
         if index == plan.event_count - 1 and event_type == RoundSettled.event_type:
             continue  # all stored: the summary last
         if event_type != BetsSettled.event_type or index >= plan.event_count - 1:
             return f"stored event {index + 1} ({event_type}) is not the plan's part {index + 1}"
         start = index * SETTLEMENT_PART
-        stored = [UUID(line["bet_id"]) for line in payload["bets"]]
+        bets = [UUID(line["bet_id"]) for line in event.payload["bets"]]
         planned = [line["bet_id"] for line in plan.lines[start : start + SETTLEMENT_PART]]
-        if stored != planned:
+        if bets != planned:
             return f"stored part {index + 1} holds other bets than the plan's part {index + 1}"
     return None
-
-
-async def _cause(connection: asyncpg.Connection, stream_id: str) -> tuple[UUID, UUID | None]:
-    """The correlation and causation of the settlement's first event: the later ones share
-    them (they are the same decision's)."""
-    row = await connection.fetchrow(
-        "SELECT correlation_id, causation_id FROM events WHERE stream_id = $1"
-        " ORDER BY stream_version LIMIT 1",
-        stream_id,
-    )
-    if row is None:
-        raise RuntimeError(f"{stream_id}: a decided settlement without its first event")
-    return row[0], row[1]
 
 
 async def _first_of(*events: asyncio.Event) -> None:

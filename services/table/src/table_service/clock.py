@@ -1,4 +1,4 @@
-"""The table clocks: the instance that owns a table's partition (in the `table-scans`
+"""The table clocks: the instance that owns a table's partition (in the `table-scanner`
 consumer group) runs one asyncio task per table that opens rounds, closes betting at the
 deadline and cancels rounds left paused before their first card.
 
@@ -26,7 +26,8 @@ from datetime import datetime
 import asyncpg
 
 from .adapters.tables import TABLE_CHANGED_CHANNEL, parse_table_changed, tables_needing_clock
-from .domain import TableState, needs_clock, next_clock_time
+from .domain.clock import needs_clock, next_clock_time
+from .domain.state import TableState
 from .handlers import TableService
 
 log = logging.getLogger(__name__)
@@ -66,7 +67,7 @@ class ClockManager:
             if clock.task is not None and not clock.task.done()
         }
 
-    # the table-scans consumer's rebalance callbacks
+    # the scanner.events consumer's rebalance callbacks (group `table-scanner`)
     async def assigned(self, partitions: set[int]) -> None:
         self._owned |= partitions
         self._wake.set()

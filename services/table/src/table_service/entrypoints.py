@@ -9,18 +9,21 @@ import logging
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, Query, Request, Response, WebSocket
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi import APIRouter, Depends, Query, Response, WebSocket
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from redis.asyncio.client import PubSub
 from redis.exceptions import RedisError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
-from teenpatti.http import ApiKeys, KeyHolder, ProblemError
+from teenpatti.http import KeyHolder, ProblemError
+from teenpatti.kernel.dependencies import Supervisor, api_keys, holder_of, provide, provide_ws
 
-from .adapters.redis_feed import RedisTableFeed, feed_message
-from .adapters.tables import list_tables, read_table_stream, table_exists
+from .adapters.redis_feed import FeedMessage, RedisTableFeed, feed_message
+from .adapters.tables import TableSummary
+from .adapters.views import ConfigView, RoundView, state_view
 from .clock import ClockManager
-from .domain import OpenTable, TableState, TableStatus, state_view
+from .domain.decisions import OpenTable
+from .domain.state import TableState, TableStatus
 from .handlers import TableService
 
 log = logging.getLogger(__name__)
@@ -37,37 +40,15 @@ FEED_RESYNC_SECONDS = 2.0
 
 @dataclass
 class Components:
-    """What the routes need, set up by the app's lifespan."""
+    """What the routes need (`app.wire` builds it)."""
 
     service: TableService
     feed: RedisTableFeed
-    keys: ApiKeys
-    clocks: ClockManager | None = None
+    clocks: ClockManager
 
 
-# async, though they never wait: FastAPI runs a plain `def` dependency in its thread pool,
-# two thread hand-offs per request (the gateway spent ~12% of its CPU on them at 1,000 tables)
-async def components(request: Request) -> Components:
-    found: Components | None = getattr(request.app.state, "components", None)
-    if found is None:
-        raise ProblemError(503, "starting", "the service is starting")
-    return found
-
-
-Parts = Annotated[Components, Depends(components)]
-ApiKeyHeader = Annotated[str | None, Header(alias="X-Api-Key")]
-
-
-async def any_key(parts: Parts, x_api_key: ApiKeyHeader = None) -> KeyHolder:
-    return parts.keys.holder(x_api_key)
-
-
-async def supervisor_key(parts: Parts, x_api_key: ApiKeyHeader = None) -> KeyHolder:
-    return parts.keys.holder(x_api_key, "supervisor")
-
-
-Reader = Annotated[KeyHolder, Depends(any_key)]
-Supervisor = Annotated[KeyHolder, Depends(supervisor_key)]
+Parts = Annotated[Components, Depends(provide(Components))]
+AnyKey = Annotated[KeyHolder, Depends(holder_of())]  # any valid key, whatever its role
 
 
 class _Body(BaseModel):
@@ -92,26 +73,58 @@ class OptionalReason(_Body):
     reason: str | None = Field(default=None, max_length=500)
 
 
-@router.get("/health")
-async def health() -> dict[str, str]:
-    return {"service": "table", "status": "ok"}
+class TablePublic(BaseModel):
+    """A table's state: `GET /tables/{id}` and the answer to every command."""
+
+    table_id: str
+    version: int
+    status: str  # unknown, open, closed
+    phase: str  # unknown, open (no round yet), or the round's: betting, dealing, ...
+    closed_reason: str | None
+    config: ConfigView | None
+    round: RoundView | None
+
+    @classmethod
+    def of(cls, state: TableState) -> TablePublic:
+        return cls(**state_view(state))
+
+
+class TableList(BaseModel):
+    tables: list[TableSummary]
+
+
+class EventPage(BaseModel):
+    """A page of the table's stream, in order: the events after `after`."""
+
+    table_id: str
+    after: int
+    events: list[FeedMessage]
+
+
+class ClockShare(BaseModel):
+    """This instance's share of the work."""
+
+    partitions: list[int]
+    tables: list[str]
 
 
 @router.get("/clocks")
-async def get_clocks(_: Reader, parts: Parts) -> dict[str, Any]:
-    """This instance's share of the work: the partitions of `table-scans` it owns and the
-    tables whose clocks it runs (operations, and the takeover test)."""
-    clocks = parts.clocks
-    return {
-        "partitions": [] if clocks is None else sorted(clocks.owned_partitions),
-        "tables": [] if clocks is None else sorted(clocks.running_tables),
-    }
+async def get_clocks(_: AnyKey, parts: Parts) -> ClockShare:
+    """This instance's share of the work: the partitions of `scanner.events` it owns (in the
+    `table-scanner` group) and the tables whose clocks it runs (operations, and the takeover
+    test)."""
+    return ClockShare(
+        partitions=sorted(parts.clocks.owned_partitions),
+        tables=sorted(parts.clocks.running_tables),
+    )
 
 
-@router.post("/tables", status_code=201)
+@router.post("/tables", status_code=201, responses={200: {"model": TablePublic}})
 async def open_table(
     body: TableOpen, holder: Supervisor, parts: Parts, response: Response
-) -> dict[str, Any]:
+) -> TablePublic:
+    """Open a table (201), or give it a new configuration from its next round (200; nothing
+    changes when it is already open with exactly this one)."""
     command = OpenTable(
         table_id=body.table_id,
         name=body.name,
@@ -123,69 +136,74 @@ async def open_table(
     state, created = await parts.service.open_table(command, holder.name)
     if not created:
         response.status_code = 200
-    return state_view(state)
+    return TablePublic.of(state)
 
 
 @router.get("/tables")
-async def get_tables(_: Reader, parts: Parts) -> dict[str, Any]:
-    return {"tables": await list_tables(parts.service.store.pool)}
+async def get_tables(_: AnyKey, parts: Parts) -> TableList:
+    return TableList(tables=await parts.service.tables())
 
 
 @router.get("/tables/{table_id}")
-async def get_table(table_id: str, _: Reader, parts: Parts) -> dict[str, Any]:
+async def get_table(table_id: str, _: AnyKey, parts: Parts) -> TablePublic:
     try:
         live = await parts.feed.live_state(table_id)
     except RedisError as error:  # Redis is a cache here: the store still answers
         log.warning("live state of %s unavailable from Redis: %s", table_id, error)
         live = None
     if live is not None:
-        return live
+        try:
+            return TablePublic.model_validate(live)
+        except ValidationError as error:  # not a state this code wrote: read the store
+            log.warning("live state of %s unreadable: %s", table_id, error)
     state = await parts.service.load(table_id)
     _require_known(state)
     view = state_view(state)
     with contextlib.suppress(RedisError):
         await parts.feed.store_state(table_id, view)
-    return view
+    return TablePublic(**view)
 
 
 @router.get("/tables/{table_id}/events")
 async def get_events(
     table_id: str,
-    _: Reader,
+    _: AnyKey,
     parts: Parts,
     after: Annotated[int, Query(ge=0, le=MAX_POSITION)] = 0,
     limit: Annotated[int, Query(ge=1, le=MAX_EVENTS_PAGE)] = MAX_EVENTS_PAGE,
-) -> dict[str, Any]:
-    rows = await read_table_stream(parts.service.store.pool, table_id, after, limit)
-    if not rows and not await table_exists(parts.service.store.pool, table_id):
+) -> EventPage:
+    rows = await parts.service.events(table_id, after, limit)
+    if not rows and not await parts.service.exists(table_id):
         raise ProblemError(404, "unknown_table", f"table {table_id} was never opened")
     events = [
         feed_message(row.stream_version, row.event_type, row.payload, row.occurred_at.isoformat())
         for row in rows
     ]
-    return {"table_id": table_id, "after": after, "events": events}
+    return EventPage(table_id=table_id, after=after, events=events)
 
 
 @router.post("/tables/{table_id}/close")
-async def close_table(table_id: str, body: Reason, holder: Supervisor, parts: Parts) -> Any:
-    return state_view(await parts.service.close_table(table_id, holder.name, body.reason))
+async def close_table(table_id: str, body: Reason, holder: Supervisor, parts: Parts) -> TablePublic:
+    return TablePublic.of(await parts.service.close_table(table_id, holder.name, body.reason))
 
 
 @router.post("/tables/{table_id}/pause")
-async def pause_round(table_id: str, body: Reason, holder: Supervisor, parts: Parts) -> Any:
-    return state_view(await parts.service.pause(table_id, holder.name, body.reason))
+async def pause_round(table_id: str, body: Reason, holder: Supervisor, parts: Parts) -> TablePublic:
+    return TablePublic.of(await parts.service.pause(table_id, holder.name, body.reason))
 
 
 @router.post("/tables/{table_id}/resume")
 async def resume_round(
     table_id: str, holder: Supervisor, parts: Parts, body: OptionalReason | None = None
-) -> Any:
-    return state_view(await parts.service.resume(table_id, holder.name))
+) -> TablePublic:
+    return TablePublic.of(await parts.service.resume(table_id, holder.name))
 
 
 @router.post("/tables/{table_id}/cancel")
-async def cancel_round(table_id: str, body: Reason, holder: Supervisor, parts: Parts) -> Any:
-    return state_view(await parts.service.cancel(table_id, holder.name, body.reason))
+async def cancel_round(
+    table_id: str, body: Reason, holder: Supervisor, parts: Parts
+) -> TablePublic:
+    return TablePublic.of(await parts.service.cancel(table_id, holder.name, body.reason))
 
 
 def _require_known(state: TableState) -> None:
@@ -198,22 +216,18 @@ def _require_known(state: TableState) -> None:
 async def table_feed(
     websocket: WebSocket,
     table_id: str,
+    parts: Annotated[Components, Depends(provide_ws(Components))],
     after: Annotated[int, Query(ge=0, le=MAX_POSITION)] = 0,
     key: str | None = None,
 ) -> None:
     """Every event after `after`, then live ones, in stream order with no gap or repeat."""
-    parts: Components | None = getattr(websocket.app.state, "components", None)
-    if parts is None:
-        await websocket.accept()
-        await websocket.close(code=1013, reason="the service is starting or stopping")
-        return
     try:
-        parts.keys.holder(key or websocket.headers.get("x-api-key"))
+        api_keys(websocket).holder(key or websocket.headers.get("x-api-key"))
     except ProblemError as error:
         await websocket.accept()
         await websocket.close(code=4401 if error.status == 401 else 4403, reason=error.detail)
         return
-    if not await table_exists(parts.service.store.pool, table_id):
+    if not await parts.service.exists(table_id):
         await websocket.accept()
         await websocket.close(code=4404, reason=f"table {table_id} was never opened")
         return
@@ -281,7 +295,7 @@ async def _stream(
 async def _catch_up(websocket: WebSocket, parts: Components, table_id: str, sent: int) -> int:
     """Send what the store holds after `sent`; the new last position sent."""
     while True:
-        rows = await read_table_stream(parts.service.store.pool, table_id, sent, MAX_EVENTS_PAGE)
+        rows = await parts.service.events(table_id, sent, MAX_EVENTS_PAGE)
         for row in rows:
             await websocket.send_json(
                 feed_message(

@@ -16,27 +16,36 @@ from teenpatti.events.catalog import CardScanned
 from teenpatti.eventsourcing import (
     AsyncpgEventStore,
     ConcurrencyError,
+    StoredEvent,
     StreamAppend,
     partition_for,
 )
 
 from .adapters.snapshots import save_snapshot
-from .adapters.tables import TableRepository, save_tables
+from .adapters.tables import (
+    TableRepository,
+    TableSummary,
+    list_tables,
+    save_tables,
+    table_exists,
+)
 from .config import TableSettings
-from .domain import (
+from .domain.clock import decide_clock, next_clock_time
+from .domain.decisions import (
     OpenTable,
-    TableState,
-    TableStatus,
     decide_cancel,
-    decide_clock,
     decide_close_table,
     decide_open_table,
     decide_pause,
     decide_resume,
     decide_scan,
-    evolve_all,
-    next_clock_time,
     refuse_unknown_table,
+)
+from .domain.state import (
+    TABLE_ID_PATTERN,
+    TableState,
+    TableStatus,
+    evolve_all,
     stream_id_for,
     unknown_table_stream_id,
 )
@@ -64,7 +73,7 @@ class TableService:
         self.store = store
         self.settings = settings
         self.clock = clock
-        self.repository = TableRepository(store.pool)
+        self.repository = TableRepository(store)
         self.pause_timeout = timedelta(seconds=settings.pause_timeout_seconds)
         # told the table id after each append here (the clock manager starts clocks at once)
         self.on_appended: Callable[[TableState], None] | None = None
@@ -74,6 +83,22 @@ class TableService:
 
     async def load(self, table_id: str) -> TableState:
         return await self.repository.load(table_id)
+
+    # -------------------------------------------------------------- reads (HTTP)
+    async def events(
+        self, table_id: str, after_version: int = 0, limit: int | None = None
+    ) -> list[StoredEvent]:
+        """The table's events after `after_version`, in stream order (at most `limit`)."""
+        if not TABLE_ID_PATTERN.match(table_id):
+            return []  # never a table (and text such as NUL must not reach Postgres)
+        return await self.store.read_stream(stream_id_for(table_id), after_version, limit=limit)
+
+    async def exists(self, table_id: str) -> bool:
+        """Whether the table was ever opened."""
+        return await table_exists(self.store.pool, table_id)
+
+    async def tables(self) -> list[TableSummary]:
+        return await list_tables(self.store.pool)
 
     # -------------------------------------------------------------- commands (HTTP)
     async def open_table(self, command: OpenTable, actor: str) -> tuple[TableState, bool]:
@@ -150,12 +175,10 @@ class TableService:
         # The gateway waits for a verdict on table.events; a table that was never opened has
         # no stream, so the verdict goes to a stream of its own that never becomes a table.
         stream_id = unknown_table_stream_id(scan.table_id)
-        version = await connection.fetchval(
-            "SELECT version FROM streams WHERE stream_id = $1", stream_id
-        )
+        version = await self.store.stream_version(stream_id, connection=connection)
         await self.store.append(
             stream_id,
-            int(version or 0),
+            version,
             [refuse_unknown_table(scan)],
             table_id=scan.table_id,
             occurred_at=now,

@@ -1,94 +1,73 @@
-"""The wallet service: `create_app(settings)` wires the runtime, the tables and the routes."""
+"""The wallet service, declared: operators move their players' money and place their slips
+over HTTP; the wallet seals each round's bet book when `table.events` closes betting, pays
+what `settlement.events` settles, and emits every movement on `wallet.events`."""
 
 from __future__ import annotations
 
-import asyncio
-import logging
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from typing import cast
 
-from fastapi import FastAPI
+from teenpatti.events.catalog import (
+    SETTLEMENT_EVENTS,
+    TABLE_EVENTS,
+    WALLET_EVENTS,
+    BetsSettled,
+    BettingClosed,
+    RoundCancelled,
+    RoundClosed,
+    RoundOpened,
+    RoundPaused,
+    RoundResumed,
+)
+from teenpatti.kernel import Consumption, Kernel, Refusal, Service, Wiring
+from teenpatti.migrations import MigrationSet
 
-from teenpatti.events.catalog import ALL_TOPICS, SETTLEMENT_EVENTS, TABLE_EVENTS, WALLET_EVENTS
-from teenpatti.eventsourcing import TopicConfigurationError, each_in_order, ensure_topics
-from teenpatti.http import ApiKeys, install_problem_handlers
-from teenpatti.runtime import ServiceRuntime
-
-from .adapters.postgres import migrate
 from .config import WalletSettings
-from .consumers import SETTLEMENT_EVENT_TYPES, TABLE_EVENT_TYPES, WalletConsumers
-from .entrypoints import SERVICE_NAME, install_refusal_handler, router
-from .handlers import Wallet
-
-log = logging.getLogger(__name__)
-
-
-async def settle_topics(settings: WalletSettings, attempts: int = 20) -> None:
-    """Create the topics and wait until Kafka describes them whole. Right after creating a
-    topic, Kafka may describe it with no partitions yet, which `ensure_topics` (run again by
-    the runtime) takes for a wrong partition count; a real mismatch still fails, later."""
-    for attempt in range(1, attempts + 1):
-        try:
-            await ensure_topics(
-                settings.kafka_servers,
-                [settings.topic(t) for t in ALL_TOPICS],
-                partitions=settings.kafka_partitions,
-                replication_factor=settings.kafka_replication_factor,
-            )
-            return
-        except TopicConfigurationError as error:
-            if attempt == attempts:
-                raise
-            log.info("topics not settled yet (%s); retrying", error)
-            await asyncio.sleep(0.25)
+from .consumers import WalletConsumers
+from .domain.betting import WalletError
+from .entrypoints import router
+from .handlers import REFUSAL_STATUS, Wallet
 
 
-def create_app(settings: WalletSettings | None = None) -> FastAPI:
-    settings = settings or WalletSettings()
+async def wire(kernel: Kernel[WalletSettings]) -> Wiring:
+    settings = kernel.settings
+    consumers = WalletConsumers(kernel.store)
+    return Wiring(
+        subscriptions={
+            TABLE_EVENTS: {
+                RoundOpened: consumers.round_opened,
+                BettingClosed: consumers.betting_closed,
+                RoundCancelled: consumers.round_cancelled,
+                RoundClosed: consumers.round_closed,
+                RoundPaused: consumers.round_paused,
+                RoundResumed: consumers.round_resumed,
+            },
+            SETTLEMENT_EVENTS: {BetsSettled: consumers.bets_settled},
+        },
+        consumption={
+            SETTLEMENT_EVENTS: Consumption(max_records=settings.settlement_poll_records),
+        },
+        components=Wallet(kernel.pool, kernel.store, settings),
+    )
 
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        runtime = ServiceRuntime(
-            service=SERVICE_NAME,
-            database=settings.wallet_database,
-            emits=WALLET_EVENTS,
-            settings=settings,
-            pool_size=settings.wallet_pool_size,
+
+SERVICE = Service(
+    name="wallet",
+    settings=WalletSettings,
+    database=lambda settings: settings.wallet_database,
+    migrations=MigrationSet.from_package("wallet", "wallet_service.migrations"),
+    emits=WALLET_EVENTS,
+    routers=[router],
+    wire=wire,
+    # each refusal with its code and the status of docs/services.md
+    errors={
+        WalletError: Refusal(
+            status=lambda error: REFUSAL_STATUS.get(cast(WalletError, error).code, 422)
         )
-        try:
-            await settle_topics(settings)
-            await runtime.start()
-            await migrate(runtime.pool)
-            app.state.wallet = Wallet(runtime.pool, runtime.store, settings)
-            consumers = WalletConsumers(runtime.store)
-            runtime.consume(
-                "table",
-                [TABLE_EVENTS],
-                consumers.on_table_event,
-                batch_handler=each_in_order(consumers.on_table_event),
-                handles=TABLE_EVENT_TYPES,
-            )
-            runtime.consume(
-                "settlement",
-                [SETTLEMENT_EVENTS],
-                consumers.on_settlement_event,
-                batch_handler=consumers.on_settlement_events,
-                handles=SETTLEMENT_EVENT_TYPES,
-                # a round's settlements come in bursts: the bigger the batch, the more bets
-                # each player lock and each player's append covers
-                max_records=5_000,
-            )
-            app.state.runtime = runtime
-            yield
-        finally:
-            await runtime.stop()
+    },
+)
 
-    app = FastAPI(title=f"Teen Patti {SERVICE_NAME}", lifespan=lifespan)
-    app.state.api_keys = ApiKeys(settings.api_keys.get_secret_value())
-    install_problem_handlers(app)
-    install_refusal_handler(app)
-    app.include_router(router)
-    return app
+
+create_app = SERVICE.create_app
 
 
 app = create_app()

@@ -13,5 +13,6 @@ class WalletSettings(InfrastructureSettings):
     betting_grace_ms: int = Field(default=0, ge=0, le=5_000)
     # TP_MAX_BETS_PER_SLIP: a slip holds each bet type at most once, so at most six
     max_bets_per_slip: int = Field(default=6, ge=1, le=6)
-    # TP_WALLET_POOL_SIZE
-    wallet_pool_size: int = Field(default=20, ge=2, le=200)
+    # TP_SETTLEMENT_POLL_RECORDS: the most settlement parts one batch pays
+    # a round's settlements come in bursts: a bigger batch pays more bets per player lock and append
+    settlement_poll_records: int = Field(default=5_000, ge=1, le=100_000)

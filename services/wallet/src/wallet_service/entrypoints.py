@@ -1,43 +1,37 @@
-"""HTTP routes of the wallet: thin, every one scoped by the operator holding the API key."""
+"""HTTP routes of the wallet: thin, every one scoped by the operator holding the API key
+(the key holder's name is the operator id)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from datetime import datetime
+from typing import Annotated, Literal
 from uuid import UUID
 
-from fastapi import APIRouter, Depends, FastAPI, Header, Path, Query, Request
+from fastapi import APIRouter, Depends, Header, Path, Query
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    RootModel,
+    StrictInt,
+    WithJsonSchema,
+)
 
-from teenpatti.http import ApiKeys, ProblemError, problem_response
+from teenpatti.events.catalog import BetTypeName, Outcome
+from teenpatti.http import ProblemError
+from teenpatti.kernel.dependencies import Operator, provide
 
-from .domain import SlipLine, WalletError
-from .handlers import REFUSAL_STATUS, Slip, Wallet
-
-SERVICE_NAME = "wallet"
+from .domain.betting import SlipLine
+from .handlers import Slip, Wallet
 
 # letters, digits and . _ @ - ; no ":" (it separates operator and player in stream ids)
 PLAYER_ID_PATTERN = r"^[A-Za-z0-9._@-]+$"
 
 router = APIRouter()
 
-
-# async, though they never wait: FastAPI runs a plain `def` dependency in its thread pool,
-# two thread hand-offs per request (measured: ~7% of the wallet's CPU under load)
-async def _wallet(request: Request) -> Wallet:
-    wallet: Wallet = request.app.state.wallet
-    return wallet
-
-
-async def _operator(
-    request: Request, x_api_key: Annotated[str | None, Header(alias="X-Api-Key")] = None
-) -> str:
-    keys: ApiKeys = request.app.state.api_keys
-    return keys.holder(x_api_key, "operator").name
-
-
-WalletDep = Annotated[Wallet, Depends(_wallet)]
-OperatorId = Annotated[str, Depends(_operator)]
+WalletDep = Annotated[Wallet, Depends(provide(Wallet))]
 PlayerId = Annotated[str, Path(min_length=1, max_length=100, pattern=PLAYER_ID_PATTERN)]
 
 
@@ -64,54 +58,149 @@ class SlipCreate(_Request):
     bets: Annotated[list[BetLine], Field(max_length=50)]
 
 
-@router.get("/health")
-async def health() -> dict[str, str]:
-    return {"service": SERVICE_NAME, "status": "ok"}
+# ------------------------------------------------------------------------ responses
+# a time as the wallet answers it: ISO 8601 in UTC, "+00:00"
+Timestamp = Annotated[
+    datetime,
+    PlainSerializer(lambda value: value.isoformat(), return_type=str, when_used="json"),
+    WithJsonSchema({"type": "string", "format": "date-time"}),
+]
 
 
+class TransferPublic(BaseModel):
+    """A deposit or withdrawal taken (or taken before, under the same transfer id)."""
+
+    transfer_id: str
+    currency: str
+    balance: int  # right after the transfer
+
+
+class BalancesPublic(RootModel[dict[str, int]]):
+    """The player's balance in each currency it has an account in ({} for none)."""
+
+
+class SlipBetPublic(BaseModel):
+    bet_id: UUID
+    bet_type: BetTypeName
+    stake: int
+
+
+class SlipPublic(BaseModel):
+    """A slip taken: its bets, and the balance right after their stakes."""
+
+    slip_id: UUID
+    round_id: str
+    table_id: str
+    player_id: str
+    currency: str
+    placed_at: Timestamp
+    bets: list[SlipBetPublic]
+    balance: int
+
+
+class BetRoundPublic(BaseModel):
+    """The round of a bet: its status and, once closed, its cards and result."""
+
+    status: Literal["open", "sealed", "closed", "cancelled"]
+    cards: list[str] | None
+    winner: str | None
+    player_a_hand: str | None
+    player_b_hand: str | None
+    six_card_bonus_hand: str | None
+
+
+class BetPublic(BaseModel):
+    bet_id: UUID
+    slip_id: UUID
+    player_id: str
+    round_id: str
+    table_id: str
+    bet_type: BetTypeName
+    stake: int
+    currency: str
+    placed_at: Timestamp
+    status: Literal["placed", "paid"]
+    outcome: Outcome | None  # once paid
+    returned: int | None  # once paid
+    paid_at: Timestamp | None
+    round: BetRoundPublic
+
+
+class BetPagePublic(BaseModel):
+    """A page of a player's bets, newest first; `next_cursor` continues it (null at the end)."""
+
+    items: list[BetPublic]
+    next_cursor: str | None
+
+
+class RoundBookPublic(BaseModel):
+    """A round as the wallet knows it, with the asking operator's bets in it."""
+
+    round_id: str
+    table_id: str
+    status: Literal["open", "sealed", "closed", "cancelled"]
+    paused: bool
+    opened_at: Timestamp | None  # null for a round the wallet never saw open
+    betting_closes_at: Timestamp
+    sealed_at: Timestamp | None
+    cards: list[str] | None
+    winner: str | None
+    player_a_hand: str | None
+    player_b_hand: str | None
+    six_card_bonus_hand: str | None
+    bet_count: int
+    total_stake: dict[str, int]
+    bets: list[BetPublic]
+
+
+# --------------------------------------------------------------------------- routes
 @router.post("/players/{player_id}/deposits")
 async def deposit(
-    player_id: PlayerId, body: TransferCreate, operator_id: OperatorId, wallet: WalletDep
-) -> dict[str, Any]:
-    return await wallet.deposit(
-        operator_id, player_id, body.transfer_id, body.currency, body.amount
+    player_id: PlayerId, body: TransferCreate, operator: Operator, wallet: WalletDep
+) -> TransferPublic:
+    return TransferPublic.model_validate(
+        await wallet.deposit(operator.name, player_id, body.transfer_id, body.currency, body.amount)
     )
 
 
 @router.post("/players/{player_id}/withdrawals")
 async def withdraw(
-    player_id: PlayerId, body: TransferCreate, operator_id: OperatorId, wallet: WalletDep
-) -> dict[str, Any]:
-    return await wallet.withdraw(
-        operator_id, player_id, body.transfer_id, body.currency, body.amount
+    player_id: PlayerId, body: TransferCreate, operator: Operator, wallet: WalletDep
+) -> TransferPublic:
+    return TransferPublic.model_validate(
+        await wallet.withdraw(
+            operator.name, player_id, body.transfer_id, body.currency, body.amount
+        )
     )
 
 
 @router.get("/players/{player_id}/balances")
-async def balances(
-    player_id: PlayerId, operator_id: OperatorId, wallet: WalletDep
-) -> dict[str, int]:
-    return await wallet.balances(operator_id, player_id)
+async def balances(player_id: PlayerId, operator: Operator, wallet: WalletDep) -> BalancesPublic:
+    return BalancesPublic(await wallet.balances(operator.name, player_id))
 
 
 @router.get("/players/{player_id}/bets")
 async def player_bets(
     player_id: PlayerId,
-    operator_id: OperatorId,
+    operator: Operator,
     wallet: WalletDep,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     cursor: Annotated[str | None, Query(max_length=40)] = None,
-) -> dict[str, Any]:
-    return await wallet.player_bets(operator_id, player_id, limit=limit, cursor=cursor)
+) -> BetPagePublic:
+    return BetPagePublic.model_validate(
+        await wallet.player_bets(operator.name, player_id, limit=limit, cursor=cursor)
+    )
 
 
-@router.post("/bets", status_code=201)
+# The answer is sent as stored under the slip's Idempotency-Key, for the first request and
+# every retry alike, so that retries answer byte for byte what the first one did.
+@router.post("/bets", status_code=201, response_model=SlipPublic)
 async def place_bets(
     body: SlipCreate,
-    operator_id: OperatorId,
+    operator: Operator,
     wallet: WalletDep,
     idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None,
-) -> dict[str, Any]:
+) -> JSONResponse:
     if not idempotency_key or len(idempotency_key) > 200:
         raise ProblemError(
             400,
@@ -124,28 +213,18 @@ async def place_bets(
         currency=body.currency,
         lines=tuple(SlipLine(line.bet_type, line.stake) for line in body.bets),
     )
-    return await wallet.place_slip(operator_id, idempotency_key, slip)
+    return JSONResponse(await wallet.place_slip(operator.name, idempotency_key, slip), 201)
 
 
 @router.get("/bets/{bet_id}")
-async def bet(bet_id: UUID, operator_id: OperatorId, wallet: WalletDep) -> dict[str, Any]:
-    return await wallet.bet(operator_id, bet_id)
+async def bet(bet_id: UUID, operator: Operator, wallet: WalletDep) -> BetPublic:
+    return BetPublic.model_validate(await wallet.bet(operator.name, bet_id))
 
 
 @router.get("/rounds/{round_id}/book")
 async def round_book(
     round_id: Annotated[str, Path(min_length=1, max_length=100)],
-    operator_id: OperatorId,
+    operator: Operator,
     wallet: WalletDep,
-) -> dict[str, Any]:
-    return await wallet.round_book(operator_id, round_id)
-
-
-def install_refusal_handler(app: FastAPI) -> None:
-    """A domain refusal becomes a problem with its code and the status of docs/services.md."""
-
-    @app.exception_handler(WalletError)
-    async def _refused(request: Request, error: WalletError) -> JSONResponse:
-        return problem_response(
-            REFUSAL_STATUS.get(error.code, 422), error.code, error.detail, request.url.path
-        )
+) -> RoundBookPublic:
+    return RoundBookPublic.model_validate(await wallet.round_book(operator.name, round_id))

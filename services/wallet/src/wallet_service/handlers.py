@@ -17,7 +17,7 @@ from teenpatti.eventsourcing import AsyncpgEventStore, CommitOrderError
 
 from .adapters import postgres as db
 from .config import WalletSettings
-from .domain import (
+from .domain.betting import (
     AboveMaximumError,
     BalanceLimitError,
     BelowMinimumError,
@@ -26,6 +26,7 @@ from .domain import (
     IdempotencyKeyReusedError,
     InsufficientFundsError,
     InvalidBetError,
+    LedgerEntry,
     SlipLine,
     TransferIdReusedError,
     UnknownBetError,
@@ -167,7 +168,7 @@ class Wallet:
             await db.record_ledger(
                 connection,
                 [
-                    db.LedgerEntry(
+                    LedgerEntry(
                         "player",
                         operator_id,
                         player_id,
@@ -384,13 +385,13 @@ async def _in_commit_order(once: Callable[[], Awaitable[dict[str, Any]]]) -> dic
 
 def _stake_entries(
     operator_id: str, player_id: str, currency: str, slip_id: UUID, total: int
-) -> list[db.LedgerEntry]:
+) -> list[LedgerEntry]:
     """The slip's stakes move from the player's account to the house's: one entry a side,
     reference `slip:<slip_id>` (its bets are in the slip's `BetsPlaced`)."""
     reference = f"slip:{slip_id}"
     return [
-        db.LedgerEntry("player", operator_id, player_id, currency, -total, "stake", reference),
-        db.LedgerEntry("house", operator_id, None, currency, total, "stake", reference),
+        LedgerEntry("player", operator_id, player_id, currency, -total, "stake", reference),
+        LedgerEntry("house", operator_id, None, currency, total, "stake", reference),
     ]
 
 

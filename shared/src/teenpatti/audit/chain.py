@@ -1,7 +1,8 @@
 """The per-stream hash chain of the event store, recomputed in Python.
 
-Postgres computes `events.hash` as each event is stored (the `events_chain` trigger in
-`teenpatti.eventsourcing.store`):
+Postgres computes `events.hash` as each event is stored (`append`, or the `events_chain`
+trigger for a row stored without one; the store's migration
+`teenpatti/eventsourcing/migrations/0001_event_store.sql`):
 
     hash(v) = sha256(hash(v - 1) || canonical(v))        hash(0) = 32 zero bytes
 
@@ -15,12 +16,9 @@ fields are netstrings (`<length in bytes>:<text>,`), the others end with a comma
 Integers are in decimal, `occurred_at` as integer microseconds since
 1970-01-01T00:00:00Z, UUIDs in lower-case hyphenated form, an absent `causation_id` as
 nothing, and `payload` (last, so it needs no delimiter) as stored (`payload::text`: the
-`json` as written; for events stored while the column was `jsonb`, that type's printed text,
-which the conversion kept). For example a first event:
+`json` as the producer wrote it). For example a first event:
 `5:table-T1,1,0b0e…-…,11:RoundOpened,1,2:T1,1764417600000000,6a1f…-…,,5:table,{"round_id": …}`.
-An event stored before the
-store chained its events has no hash ("not chained"); the first chained event after such an
-event starts a new chain from the zero hash.
+Every event has its hash: one without is reported (`hash_missing`).
 """
 
 from __future__ import annotations
@@ -77,7 +75,6 @@ class ChainSummary:
     streams: int = 0
     events: int = 0
     chained: int = 0
-    not_chained: int = 0
     findings: list[Finding] = field(default_factory=list)
 
 
@@ -105,16 +102,15 @@ def chain_hash(previous: bytes, row: Row) -> bytes:
     return hashlib.sha256(previous + canonical_bytes(row)).digest()
 
 
-def verify_stream(rows: Sequence[Row], head_version: int | None) -> tuple[list[Finding], int, int]:
+def verify_stream(rows: Sequence[Row], head_version: int | None) -> tuple[list[Finding], int]:
     """Check one stream's events (sorted by stream_version): versions 1..n without gaps, the
-    hash chain, commit order agreeing with version order, and the `streams` row's version.
-    Returns the findings and how many events were chained and not chained."""
+    hash chain (every event has its hash), commit order agreeing with version order, and the
+    stream's recorded version. Returns the findings and how many events were chained."""
     findings: list[Finding] = []
-    chained = not_chained = 0
+    chained = 0
     previous = ZERO_HASH
     expected = 1
     last_order: tuple[int, int] | None = None
-    seen_chained = False
     for row in rows:
         if row.stream_version != expected:
             what = (
@@ -138,20 +134,17 @@ def verify_stream(rows: Sequence[Row], head_version: int | None) -> tuple[list[F
             )
         last_order = order
         if row.hash is None:
-            not_chained += 1
-            if seen_chained:
-                findings.append(
-                    Finding(
-                        "chain",
-                        "hash_missing",
-                        row.ref,
-                        "no hash after chained events: stored around the store's trigger",
-                    )
+            findings.append(
+                Finding(
+                    "chain",
+                    "hash_missing",
+                    row.ref,
+                    "the event has no hash: stored around the store, or its hash removed",
                 )
-            previous = ZERO_HASH
+            )
+            previous = chain_hash(previous, row)  # go on checking the links after it
         else:
             chained += 1
-            seen_chained = True
             computed = chain_hash(previous, row)
             if computed != row.hash:
                 findings.append(
@@ -170,15 +163,17 @@ def verify_stream(rows: Sequence[Row], head_version: int | None) -> tuple[list[F
         last = rows[-1]
         subject = f"{last.store}:{last.stream_id}"
         if head_version is None:
-            findings.append(Finding("chain", "stream_head_missing", subject, "no row in `streams`"))
+            findings.append(
+                Finding("chain", "stream_head_missing", subject, "the store records no version")
+            )
         elif head_version != last.stream_version:
             findings.append(
                 Finding(
                     "chain",
                     "stream_head_mismatch",
                     subject,
-                    f"`streams` says version {head_version}, the last stored event is "
+                    f"the store records version {head_version}, the last stored event is "
                     f"version {last.stream_version}",
                 )
             )
-    return findings, chained, not_chained
+    return findings, chained

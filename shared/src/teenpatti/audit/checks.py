@@ -1,10 +1,10 @@
 """The replay checks, pure: rounds, bets, books and balances recomputed from stored events.
 
 `History` collects the decoded events of the four stores; `check_history` recomputes every
-round result with the engine, every bet's settlement from its `BetPlaced`, the round's result
-(or cancellation) and the pay table in its `RoundOpened`, and checks that every bet was
-settled and paid exactly once, with the settled amount. `check_balances` replays the wallet's
-player streams and compares them with its account and ledger tables.
+round result with the engine, every bet's settlement from its line of a slip (`BetsPlaced`),
+the round's result (or cancellation) and the pay table in its `RoundOpened`, and checks that
+every bet was settled and paid exactly once, with the settled amount. `check_balances`
+replays the wallet's player streams and compares them with its account and ledger tables.
 """
 
 from __future__ import annotations
@@ -34,23 +34,23 @@ from teenpatti.engine import (
 from teenpatti.events.catalog import (
     DEALING_ORDER,
     BetBookClosed,
-    BetPaid,
-    BetPlaced,
-    BetSettled,
     BetsPaid,
     BetsPlaced,
     BetsSettled,
     CardDealt,
     FundsDeposited,
     FundsWithdrawn,
+    PaidLine,
+    PlacedLine,
     RoundCancelled,
     RoundClosed,
     RoundOpened,
     RoundSettled,
+    SettledLine,
     book_digest,
     registry,
 )
-from teenpatti.events.contracts import Event, EventContractError
+from teenpatti.events.contracts import EventContractError
 
 # What the audit decodes; everything else is only chain-checked.
 AUDITED_TYPES = frozenset(
@@ -59,18 +59,19 @@ AUDITED_TYPES = frozenset(
         "CardDealt",
         "RoundClosed",
         "RoundCancelled",
-        "BetPlaced",
         "BetsPlaced",
         "BetBookClosed",
-        "BetPaid",
         "BetsPaid",
         "FundsDeposited",
         "FundsWithdrawn",
-        "BetSettled",
         "BetsSettled",
         "RoundSettled",
     }
 )
+
+# what changes a player's balance, from the wallet's player streams: a bet placed or paid is
+# its line of `BetsPlaced` or `BetsPaid`, whole
+WalletFact = FundsDeposited | FundsWithdrawn | PlacedLine | PaidLine
 
 
 @dataclass(slots=True)
@@ -103,13 +104,13 @@ class History:
     """The decoded events the audit checks, indexed by round and bet."""
 
     rounds: dict[str, Round] = field(default_factory=dict)
-    placed: dict[UUID, list[tuple[BetPlaced, str]]] = field(default_factory=dict)
-    settled: dict[UUID, list[tuple[BetSettled, str]]] = field(default_factory=dict)
-    paid: dict[UUID, list[tuple[BetPaid, str]]] = field(default_factory=dict)
+    placed: dict[UUID, list[tuple[PlacedLine, str]]] = field(default_factory=dict)
+    settled: dict[UUID, list[tuple[SettledLine, str]]] = field(default_factory=dict)
+    paid: dict[UUID, list[tuple[PaidLine, str]]] = field(default_factory=dict)
     books: dict[str, list[tuple[BetBookClosed, str]]] = field(default_factory=dict)
     round_totals: dict[str, list[tuple[RoundSettled, str]]] = field(default_factory=dict)
     # wallet player streams in version order: (event, ref)
-    wallet: dict[str, list[tuple[Event, str]]] = field(default_factory=dict)
+    wallet: dict[str, list[tuple[WalletFact, str]]] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     # when the bet events were stored, by ref (for events that may be newer than another
     # store's snapshot)
@@ -150,19 +151,11 @@ class History:
                 else:
                     round_.cancelled = event
                 round_.ended_at, round_.ended_ref = row.occurred_at, ref
-            case BetPlaced():
-                self.stored_at[ref] = row.occurred_at
-                self.placed.setdefault(event.bet_id, []).append((event, ref))
-                self.wallet.setdefault(row.stream_id, []).append((event, ref))
             case BetsPlaced():
                 self.stored_at[ref] = row.occurred_at
                 for placed in event.each():
                     self.placed.setdefault(placed.bet_id, []).append((placed, ref))
                     self.wallet.setdefault(row.stream_id, []).append((placed, ref))
-            case BetPaid():
-                self.stored_at[ref] = row.occurred_at
-                self.paid.setdefault(event.bet_id, []).append((event, ref))
-                self.wallet.setdefault(row.stream_id, []).append((event, ref))
             case BetsPaid():
                 self.stored_at[ref] = row.occurred_at
                 for paid in event.each():
@@ -176,9 +169,6 @@ class History:
                 self.stored_at[ref] = row.occurred_at
                 for bet in event.each():
                     self.settled.setdefault(bet.bet_id, []).append((bet, ref))
-            case BetSettled():
-                self.stored_at[ref] = row.occurred_at
-                self.settled.setdefault(event.bet_id, []).append((event, ref))
             case RoundSettled():
                 self.round_totals.setdefault(event.round_id, []).append((event, ref))
 
@@ -286,7 +276,10 @@ def format_fraction(value: Fraction) -> str:
 
 # ------------------------------------------------------------------------------ bets
 def check_settlement(
-    placed: BetPlaced, settled: BetSettled, outcome: RoundResult | CancelledRound, table: PayTable
+    placed: PlacedLine,
+    settled: SettledLine,
+    outcome: RoundResult | CancelledRound,
+    table: PayTable,
 ) -> str | None:
     """Why the stored settlement differs from the engine's, or None when it agrees."""
     told = (
@@ -308,7 +301,7 @@ def check_settlement(
         placed.currency,
     )
     if told != expected:
-        return f"BetSettled says {told}, BetPlaced says {expected}"
+        return f"BetsSettled says {told}, BetsPlaced says {expected}"
     mine = settle_bet(Bet(BetType(placed.bet_type), placed.stake, placed.currency), outcome, table)
     recomputed: tuple[Any, ...] = (
         mine.outcome.value,
@@ -399,7 +392,7 @@ def check_history(history: History, scope: Scope, settled_before: datetime) -> O
                     "settlement" if kind == "settled" else "payment",
                     f"{kind}_without_bet",
                     f"bet {bet_id} ({ref})",
-                    f"Bet{kind.capitalize()} for a bet with no BetPlaced",
+                    f"Bets{kind.capitalize()} for a bet with no BetsPlaced",
                 )
             )
     return out
@@ -408,7 +401,7 @@ def check_history(history: History, scope: Scope, settled_before: datetime) -> O
 def _check_bet(
     history: History,
     bet_id: UUID,
-    placements: list[tuple[BetPlaced, str]],
+    placements: list[tuple[PlacedLine, str]],
     result: RoundResult | CancelledRound | None,
     table: PayTable | None,
     due: bool,
@@ -425,7 +418,7 @@ def _check_bet(
                 "settlement",
                 "placed_twice",
                 subject,
-                "BetPlaced at " + ", ".join(ref for _, ref in placements),
+                "BetsPlaced at " + ", ".join(ref for _, ref in placements),
             )
         )
     settlements = history.settled.get(bet_id, [])
@@ -436,7 +429,7 @@ def _check_bet(
                 "settlement",
                 "settled_twice",
                 subject,
-                "BetSettled at " + ", ".join(ref for _, ref in settlements),
+                "BetsSettled at " + ", ".join(ref for _, ref in settlements),
             )
         )
     if len(payments) > 1:
@@ -445,7 +438,7 @@ def _check_bet(
                 "payment",
                 "paid_twice",
                 subject,
-                "BetPaid at " + ", ".join(ref for _, ref in payments),
+                "BetsPaid at " + ", ".join(ref for _, ref in payments),
             )
         )
     if not settlements:
@@ -455,7 +448,7 @@ def _check_bet(
                     "settlement",
                     "not_settled",
                     f"{subject} ({placed_ref})",
-                    f"round {placed.round_id} ended but the bet has no BetSettled",
+                    f"round {placed.round_id} ended but the bet has no BetSettled line",
                 )
             )
         else:
@@ -466,7 +459,7 @@ def _check_bet(
                     "payment",
                     "paid_unsettled",
                     f"{subject} ({payments[0][1]})",
-                    "BetPaid without a BetSettled",
+                    "a BetPaid line without a BetSettled line",
                 )
             )
         return
@@ -496,7 +489,7 @@ def _check_bet(
                     "payment",
                     "not_paid",
                     f"{subject} ({settled_ref})",
-                    f"settled {settled.returned} {settled.currency}, no BetPaid",
+                    f"settled {settled.returned} {settled.currency}, no BetPaid line",
                 )
             )
         else:
@@ -527,8 +520,8 @@ def _check_bet(
                 "payment",
                 "payment_mismatch",
                 f"{subject} ({paid_ref})",
-                "amount, outcome, currency, operator, player, round: BetPaid says "
-                f"{told}, BetSettled says {expected}",
+                "amount, outcome, currency, operator, player, round: BetsPaid says "
+                f"{told}, BetsSettled says {expected}",
             )
         )
 
@@ -563,7 +556,7 @@ def _check_book(
                 "book",
                 "book_mismatch",
                 f"{subject} ({ref})",
-                f"bet_count, total_stake, digest: the BetPlaced events give {mine}, "
+                f"bet_count, total_stake, digest: the BetsPlaced events give {mine}, "
                 f"BetBookClosed says {theirs}",
             )
         )
@@ -599,7 +592,7 @@ def _check_round_totals(history: History, round_id: str, bet_ids: list[UUID], ou
                 "settlement",
                 "round_totals_mismatch",
                 f"{subject} ({ref})",
-                f"RoundSettled says {summary.bet_count} bets {stored}, its BetSettled events "
+                f"RoundSettled says {summary.bet_count} bets {stored}, its BetsSettled events "
                 f"give {len(settled)} bets {totals}",
             )
         )
@@ -637,7 +630,7 @@ def check_balances(
                     else:
                         totals.withdrawn += event.amount
                     _running(findings, ref, event.balance_after, balances[key])
-                case BetPlaced():
+                case PlacedLine():
                     key = (event.operator_id, event.player_id, event.currency)
                     balances[key] -= event.stake
                     house[(event.operator_id, event.currency)] += event.stake
@@ -650,7 +643,7 @@ def check_balances(
                                 f"bet {event.bet_id} takes the balance to {balances[key]}",
                             )
                         )
-                case BetPaid():
+                case PaidLine():
                     key = (event.operator_id, event.player_id, event.currency)
                     balances[key] += event.amount
                     house[(event.operator_id, event.currency)] -= event.amount

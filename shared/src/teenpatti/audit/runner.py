@@ -28,6 +28,7 @@ from teenpatti.events.catalog import (
     TABLE_EVENTS,
     WALLET_EVENTS,
 )
+from teenpatti.eventsourcing.store import audit_query, last_checkpoint, store_exists, stream_heads
 
 Progress = Callable[[str], None]
 
@@ -64,7 +65,6 @@ class StoreReport:
     name: str
     database: str
     chain: ChainSummary = field(default_factory=ChainSummary)
-    hash_column: bool = True
     kafka_checked: int = 0
     kafka_pending: int = 0
     kafka_newer: int = 0  # on the topic, stored after this audit read the store
@@ -103,7 +103,6 @@ class Report:
                     "streams": s.chain.streams,
                     "events": s.chain.events,
                     "chained": s.chain.chained,
-                    "not_chained": s.chain.not_chained,
                     "kafka_checked": s.kafka_checked if self.kafka else None,
                     "kafka_pending": s.kafka_pending if self.kafka else None,
                     "kafka_newer": s.kafka_newer if self.kafka else None,
@@ -163,11 +162,7 @@ class Report:
                 if self.kafka
                 else ""
             )
-            chain = (
-                f"{s.chain.chained:,} chained, {s.chain.not_chained:,} not chained"
-                if s.hash_column
-                else "none chained: no hash column yet, added by the service's next migrate"
-            )
+            chain = f"{s.chain.chained:,} chained"
             lines.append(
                 f"  {s.name:<11} {s.database:<20} {s.chain.events:>10,} events in "
                 f"{s.chain.streams:,} streams ({chain}{kafka})"
@@ -277,13 +272,6 @@ async def _connect(spec: StoreSpec) -> asyncpg.Connection:
     return connection
 
 
-_ROW_COLUMNS = (
-    "transaction_id, position, stream_id, stream_version, event_id, event_type,"
-    " schema_version, table_id, occurred_at, correlation_id, causation_id, producer,"
-    " payload::text AS payload"
-)
-
-
 async def _read_store(
     spec: StoreSpec,
     scope: Scope,
@@ -296,56 +284,15 @@ async def _read_store(
 ) -> tuple[tuple[int, int] | None, BalanceTables | None]:
     connection = await _connect(spec)
     try:
-        if await connection.fetchval("SELECT to_regclass('events')") is None:
+        if not await store_exists(connection):
             raise AuditUnavailableError(
                 f"the {spec.name} store (database {spec.database!r}) has no events table"
             )
-        has_hash = bool(
-            await connection.fetchval(
-                "SELECT count(*) FROM pg_attribute WHERE attrelid = 'events'::regclass"
-                " AND attname = 'hash' AND NOT attisdropped"
-            )
-        )
-        store_report.hash_column = has_hash
-        hash_column = "hash" if has_hash else "NULL::bytea AS hash"
-        conditions: list[str] = []
-        args: list[Any] = []
-        if scope.table_id is not None:
-            args.append(scope.table_id)
-            conditions.append(f"table_id = ${len(args)}")
-        if scope.since is not None:
-            args.append(scope.since)
-            conditions.append(f"occurred_at >= ${len(args)}")
-        where = ""
-        if conditions:
-            where = (
-                " WHERE stream_id IN (SELECT DISTINCT stream_id FROM events WHERE "
-                + " AND ".join(conditions)
-                + ")"
-            )
-        query = (
-            f"SELECT {_ROW_COLUMNS}, {hash_column} FROM events{where}"
-            " ORDER BY stream_id, stream_version"
-        )
+        query, args = audit_query(scope.table_id, scope.since)
         async with connection.transaction(isolation="repeatable_read", readonly=True):
-            heads = {
-                r["stream_id"]: int(r["version"])
-                for r in await connection.fetch("SELECT stream_id, version FROM streams")
-            }
+            heads = await stream_heads(connection)
             store_report.heads = heads
-            checkpoint_row = (
-                await connection.fetchrow(
-                    "SELECT transaction_id, position FROM outbox_checkpoints"
-                    " ORDER BY transaction_id DESC, position DESC LIMIT 1"
-                )
-                if await connection.fetchval("SELECT to_regclass('outbox_checkpoints')")
-                else None
-            )
-            checkpoint = (
-                None
-                if checkpoint_row is None
-                else (int(checkpoint_row["transaction_id"]), int(checkpoint_row["position"]))
-            )
+            checkpoint = await last_checkpoint(connection)
             chain = store_report.chain
             current: list[Row] = []
             seen: set[str] = set()
@@ -353,13 +300,10 @@ async def _read_store(
             def finish_stream() -> None:
                 if not current:
                     return
-                findings, chained, not_chained = verify_stream(
-                    current, heads.get(current[0].stream_id)
-                )
+                findings, chained = verify_stream(current, heads.get(current[0].stream_id))
                 chain.streams += 1
                 chain.events += len(current)
                 chain.chained += chained
-                chain.not_chained += not_chained
                 chain.findings.extend(findings)
                 seen.add(current[0].stream_id)
                 current.clear()
@@ -413,7 +357,7 @@ async def _read_store(
                                 "chain",
                                 "stream_empty",
                                 f"{spec.name}:{stream_id}",
-                                f"`streams` says version {version} but the stream has no event",
+                                f"the store records version {version} but the stream has no event",
                             )
                         )
             tables = await _balance_tables(connection) if wallet else None

@@ -1,5 +1,11 @@
 """Every event of the game, by the service that emits it and the topic it travels on.
 
+One event per fact. Bets travel in events of lines, one line per bet: a slip (`BetsPlaced`)
+carries a `SlipBet` line for each bet placed, a payment (`BetsPaid`) a `BetPaid` line for
+each bet paid, and a settlement part (`BetsSettled`) a `BetSettled` line for each bet,
+stating its result. A line holds only what differs from bet to bet; `each()` gives every
+line whole (`PlacedLine`, `PaidLine`, `SettledLine`), with what its event says of all of them.
+
 All topics are keyed by `table_id`. Money is integer minor units of `currency` (ISO 4217).
 Cards are in the engine's canonical form (`AS`, `TD`, `9C`). Bet types, hands and
 outcomes use the engine's names (`player_a`, `pair_plus_b`, `trail_of_aces`, `won`...).
@@ -69,14 +75,14 @@ class CurrencyTotals(_Value):
     house_result: int  # stake - returned: positive when the house won
 
 
-OneBet = TypeVar("OneBet", bound=Event)
+Whole = TypeVar("Whole", bound=_Value)
 
 
-def _each_line(event: Event, lines: Sequence[_Value], one_bet: type[OneBet]) -> list[OneBet]:
-    """An event of lines (`BetsPlaced`, `BetsPaid`, `BetsSettled`) as the events of one bet
-    it stands for: each line with the fields the event holds for all of them."""
+def _each_line(event: Event, lines: Sequence[_Value], whole: type[Whole]) -> list[Whole]:
+    """An event of lines (`BetsPlaced`, `BetsPaid`, `BetsSettled`) as its lines whole: each
+    line with the fields the event holds for all of them."""
     shared = {name: value for name, value in event if name != "bets"}
-    return [one_bet(**shared, **dict(line)) for line in lines]
+    return [whole(**shared, **dict(line)) for line in lines]
 
 
 # ------------------------------------------------------------------ table -> table.events
@@ -275,9 +281,20 @@ class FundsWithdrawn(Event):
     balance_after: MinorUnits
 
 
-@registry.register
-class BetPlaced(Event):
-    event_type: ClassVar[str] = "BetPlaced"
+SLIP_BETS = 6  # the most bets a slip holds: each of the six bet types at most once
+
+
+class SlipBet(_Value):
+    """One bet's line in `BetsPlaced`: what differs between the slip's bets."""
+
+    bet_id: UUID
+    bet_type: BetTypeName
+    stake: Annotated[int, Field(gt=0)]
+
+
+class PlacedLine(_Value):
+    """A `SlipBet` line whole: the bet placed, with what its slip says of all its bets."""
+
     bet_id: UUID
     slip_id: UUID
     round_id: str
@@ -290,21 +307,10 @@ class BetPlaced(Event):
     placed_at: AwareDatetime
 
 
-SLIP_BETS = 6  # the most bets a slip holds: each of the six bet types at most once
-
-
-class SlipBet(_Value):
-    """One bet's line in `BetsPlaced`: `BetPlaced` without what the slip's bets share."""
-
-    bet_id: UUID
-    bet_type: BetTypeName
-    stake: Annotated[int, Field(gt=0)]
-
-
 @registry.register
 class BetsPlaced(Event):
-    """A slip the wallet took: its bets, in the slip's order, one event for the slip. Each
-    line says what a `BetPlaced` says; `BetPlaced` stays for the history that holds it."""
+    """A slip the wallet took: one event for the slip, a `SlipBet` line per bet placed, in
+    the slip's order."""
 
     event_type: ClassVar[str] = "BetsPlaced"
     slip_id: UUID
@@ -316,9 +322,9 @@ class BetsPlaced(Event):
     placed_at: AwareDatetime
     bets: Annotated[list[SlipBet], Field(min_length=1, max_length=SLIP_BETS)]
 
-    def each(self) -> list[BetPlaced]:
-        """Each line as the `BetPlaced` it stands for."""
-        return _each_line(self, self.bets, BetPlaced)
+    def each(self) -> list[PlacedLine]:
+        """Each bet placed, whole."""
+        return _each_line(self, self.bets, PlacedLine)
 
 
 @registry.register
@@ -342,27 +348,30 @@ def book_digest(bet_ids: Iterable[UUID | str]) -> str:
     return hashlib.sha256(joined.encode("ascii")).hexdigest()
 
 
-@registry.register
-class BetPaid(Event):
-    event_type: ClassVar[str] = "BetPaid"
+# bets per BetsSettled, so that a part of the longest lines stays far below Kafka's message
+# limit: docs/decisions/0038-settlement-parts-of-1000-bets.md
+SETTLEMENT_PART = 1_000
+
+
+class BetPaid(_Value):
+    """One bet's line in `BetsPaid`: the bet's payment, without the round, table and player
+    its payment shares."""
+
     bet_id: UUID
-    round_id: str
-    table_id: str
-    operator_id: str
-    player_id: str
     currency: Currency
     amount: MinorUnits
     outcome: Outcome
     balance_after: MinorUnits
 
 
-SETTLEMENT_PART = 1_000  # bets per BetsSettled: 1,000 of the longest stay under 0.5 MB of JSON
-
-
-class PaidBet(_Value):
-    """One bet's line in `BetsPaid`: `BetPaid` without the round, table and player it shares."""
+class PaidLine(_Value):
+    """A `BetPaid` line whole: the bet's payment, with the round, table and player."""
 
     bet_id: UUID
+    round_id: str
+    table_id: str
+    operator_id: str
+    player_id: str
     currency: Currency
     amount: MinorUnits
     outcome: Outcome
@@ -371,31 +380,29 @@ class PaidBet(_Value):
 
 @registry.register
 class BetsPaid(Event):
-    """The payment of one player's bets that one settlement event settles (a `BetsSettled`
-    part, or an older `BetSettled`), in the part's order: what the wallet emits, one per
-    player and settlement, so that a round is paid with about one event per slip rather than
-    one per bet. Each line says what a `BetPaid` says, `balance_after` running over the
-    lines; `BetPaid` stays for the history that holds it."""
+    """The payment of one player's bets that one settlement part (`BetsSettled`) settles: a
+    `BetPaid` line per bet, in the part's order, `balance_after` running over the lines. What
+    the wallet emits, one per player and part, so that a round is paid with about one event
+    per slip rather than one per bet."""
 
     event_type: ClassVar[str] = "BetsPaid"
     round_id: str
     table_id: str
     operator_id: str
     player_id: str
-    bets: Annotated[list[PaidBet], Field(min_length=1, max_length=SETTLEMENT_PART)]
+    bets: Annotated[list[BetPaid], Field(min_length=1, max_length=SETTLEMENT_PART)]
 
-    def each(self) -> list[BetPaid]:
-        """Each line as the `BetPaid` it stands for."""
-        return _each_line(self, self.bets, BetPaid)
+    def each(self) -> list[PaidLine]:
+        """Each bet's payment, whole."""
+        return _each_line(self, self.bets, PaidLine)
 
 
 # ---------------------------------------------------------- settlement -> settlement.events
-@registry.register
-class BetSettled(Event):
-    event_type: ClassVar[str] = "BetSettled"
+class BetSettled(_Value):
+    """One bet's line in `BetsSettled`: the bet settled, stating its result, without the
+    round and table its part shares."""
+
     bet_id: UUID
-    round_id: str
-    table_id: str
     operator_id: str
     player_id: str
     bet_type: BetTypeName
@@ -407,10 +414,12 @@ class BetSettled(Event):
     odds: str | None  # the pay line applied, "p/q", when won
 
 
-class SettledBet(_Value):
-    """One bet's line in `BetsSettled`: `BetSettled` without the round and table it shares."""
+class SettledLine(_Value):
+    """A `BetSettled` line whole: the bet settled, with its round and table."""
 
     bet_id: UUID
+    round_id: str
+    table_id: str
     operator_id: str
     player_id: str
     bet_type: BetTypeName
@@ -421,29 +430,25 @@ class SettledBet(_Value):
     fraction_kept: str
     odds: str | None
 
-    @classmethod
-    def of(cls, settled: BetSettled) -> SettledBet:
-        return cls(**settled.model_dump(exclude={"round_id", "table_id"}))
-
 
 @registry.register
 class BetsSettled(Event):
-    """The settlement of a run of a round's bets, in the round's order (each player's bets
-    together, as placed): what the settlement service emits, a part of up to
-    `SETTLEMENT_PART` bets per event, so that a round of 100,000 bets travels as 100
-    records and is paid a part per transaction. Each line says what a `BetSettled` says;
-    `BetSettled` stays for the history that holds it."""
+    """A settlement part: the settlement of a run of a round's bets, in the round's order
+    (each player's bets together, as placed). A settlement part carries many `BetSettled`
+    lines, one per bet, stating each bet's result. What the settlement service emits, a part
+    of up to `SETTLEMENT_PART` bets per event, so that a round of 100,000 bets travels as
+    100 records and is paid a part per transaction."""
 
     event_type: ClassVar[str] = "BetsSettled"
     round_id: str
     table_id: str
-    bets: Annotated[list[SettledBet], Field(min_length=1, max_length=SETTLEMENT_PART)]
+    bets: Annotated[list[BetSettled], Field(min_length=1, max_length=SETTLEMENT_PART)]
 
     @classmethod
     def parts(
-        cls, round_id: str, table_id: str, lines: Sequence[SettledBet | Mapping[str, Any]]
+        cls, round_id: str, table_id: str, lines: Sequence[BetSettled | Mapping[str, Any]]
     ) -> list[BetsSettled]:
-        """The round's `lines` (lines, or their fields to validate: faster, a part at once),
+        """The round's `lines` (lines, or their fields to validate a part at once),
         in their order, as parts of up to `SETTLEMENT_PART`."""
         return [
             cls.model_validate(
@@ -456,9 +461,9 @@ class BetsSettled(Event):
             for start in range(0, len(lines), SETTLEMENT_PART)
         ]
 
-    def each(self) -> list[BetSettled]:
-        """Each line as the `BetSettled` it stands for."""
-        return _each_line(self, self.bets, BetSettled)
+    def each(self) -> list[SettledLine]:
+        """Each bet settled, whole."""
+        return _each_line(self, self.bets, SettledLine)
 
 
 @registry.register
@@ -472,30 +477,8 @@ class RoundSettled(Event):
     settled_at: AwareDatetime
 
 
-# ------------------------------------------------------------------ who acts on what
-# The event types a consumer group acts on, for the groups that act on only some of the
-# types on their topics: the others are passed over without a transaction (`handles`).
-# Keyed by (service, consumer); a group not named here acts on every type it reads.
-CONSUMED_TYPES: dict[tuple[str, str], frozenset[str]] = {
-    ("settlement", "table"): frozenset({"RoundOpened", "RoundClosed", "RoundCancelled"}),
-    ("settlement", "wallet"): frozenset({"BetsPlaced", "BetPlaced", "BetBookClosed"}),
-    ("wallet", "table"): frozenset(
-        {
-            "RoundOpened",
-            "BettingClosed",
-            "RoundCancelled",
-            "RoundClosed",
-            "RoundPaused",
-            "RoundResumed",
-        }
-    ),
-    ("wallet", "settlement"): frozenset({"BetsSettled", "BetSettled"}),  # BetSettled: older
-}
-
-
 __all__ = [
     "ALL_TOPICS",
-    "CONSUMED_TYPES",
     "DEALING_ORDER",
     "SCANNER_EVENTS",
     "SETTLEMENT_EVENTS",
@@ -505,7 +488,6 @@ __all__ = [
     "WALLET_EVENTS",
     "BetBookClosed",
     "BetPaid",
-    "BetPlaced",
     "BetSettled",
     "BetsPaid",
     "BetsPlaced",
@@ -519,7 +501,8 @@ __all__ = [
     "FundsDeposited",
     "FundsWithdrawn",
     "Limits",
-    "PaidBet",
+    "PaidLine",
+    "PlacedLine",
     "RoundCancelled",
     "RoundClosed",
     "RoundOpened",
@@ -527,7 +510,7 @@ __all__ = [
     "RoundResumed",
     "RoundSettled",
     "ScanRejected",
-    "SettledBet",
+    "SettledLine",
     "SlipBet",
     "StakeLimit",
     "TableClosed",

@@ -145,9 +145,8 @@ class EventRegistry:
 
     def decode_json(self, event_type: str, schema_version: int, payload_json: str | bytes) -> Event:
         """`decode` from the payload's JSON text, as stored. The current schema version is
-        parsed and validated in one step by the class's pydantic validator (about 2.8x
-        json.loads and `decode` for the table's events); older versions go through the
-        upcasters."""
+        parsed and validated in one step by the class's pydantic validator (docs/decisions/
+        0031-replay-folds-one-copy.md); older versions go through the upcasters."""
         validate_json = self._current.get((event_type, schema_version))
         if validate_json is not None:
             try:

@@ -4,24 +4,25 @@ from teenpatti.eventsourcing.consumer import (
     AfterCommit,
     BatchHandler,
     ConsumerStats,
-    Handler,
     KafkaEventConsumer,
-    each_in_order,
 )
 from teenpatti.eventsourcing.relay import KafkaOutboxRelay, kafka_producer
 from teenpatti.eventsourcing.store import (
+    MIGRATIONS,
     AppendResult,
     AsyncpgEventStore,
     CommitOrderError,
     ConcurrencyError,
     EventStoreError,
     GlobalPosition,
+    ReplayedEvent,
     StoredEvent,
     StreamAppend,
 )
 from teenpatti.eventsourcing.topics import TopicConfigurationError, ensure_topics, partition_for
 
 __all__ = [
+    "MIGRATIONS",
     "AfterCommit",
     "AppendResult",
     "AsyncpgEventStore",
@@ -31,13 +32,12 @@ __all__ = [
     "ConsumerStats",
     "EventStoreError",
     "GlobalPosition",
-    "Handler",
     "KafkaEventConsumer",
     "KafkaOutboxRelay",
+    "ReplayedEvent",
     "StoredEvent",
     "StreamAppend",
     "TopicConfigurationError",
-    "each_in_order",
     "ensure_topics",
     "kafka_producer",
     "partition_for",

@@ -9,11 +9,12 @@ event already recorded and skips it. An event that cannot be handled
 logged, and passed over, so it never blocks its partition unseen. Lost database
 connections are not the event's fault: those are retried until the database is back.
 
-With a `batch_handler`, the records a poll brings (from all its partitions, each in its
+The handler takes a batch. The records a poll brings (from all its partitions, each in its
 order) are handled together in one transaction (one `processed_events` insert for all, one
 call of the handler with the new ones): the same guarantees, a fraction of the round trips.
 If the batch fails for any reason but an outage, it is rolled back and its records go one
-by one through the handler, so that only the event at fault is parked.
+by one (each a batch of one) through the handler, so that only the event at fault is
+parked. With `batches=False` every record goes on its own.
 
 A consumer may be told which records it can pass over (`skips`: events of types its
 handler ignores): those take no transaction and leave no `processed_events` row, since
@@ -26,6 +27,7 @@ is read: a service that ignores most of a topic (the settlement service and the 
 A handler may return an action to run once its transaction has committed: for an
 announcement that nobody may hear before what it announces is durable (the gateway's
 verdicts). It is best effort: run once, after the commit; a failure is logged, not retried.
+With `after_commit=False` the actions are dropped (their readers fall back to Postgres).
 """
 
 from __future__ import annotations
@@ -48,7 +50,6 @@ from teenpatti.transient import SERVER_UNAVAILABLE
 log = logging.getLogger(__name__)
 
 AfterCommit = Callable[[], Awaitable[None]]
-Handler = Callable[[asyncpg.Connection, EventEnvelope], Awaitable[AfterCommit | None]]
 BatchHandler = Callable[[asyncpg.Connection, list[EventEnvelope]], Awaitable[AfterCommit | None]]
 
 _TRANSIENT_ERRORS = (
@@ -62,21 +63,6 @@ _TRANSIENT_ERRORS = (
 PartitionsCallback = Callable[[set[int]], Awaitable[None]]
 Skips = Callable[[EventEnvelope], bool]
 TypeSkips = Callable[[str, int], bool]  # (event type, schema version) -> pass it over
-
-
-def each_in_order(handler: Handler) -> BatchHandler:
-    """A batch handler that runs `handler` on each event in turn, inside the batch's one
-    transaction: the savings of the batch path (one transaction and one `processed_events`
-    insert per batch) for a handler that writes only to Postgres, or whose effects outside
-    it may be repeated: a failed batch is handled again one by one, repeating them."""
-
-    async def handle(
-        connection: asyncpg.Connection, envelopes: list[EventEnvelope]
-    ) -> AfterCommit | None:
-        actions = [await handler(connection, envelope) for envelope in envelopes]
-        return all_of(actions)
-
-    return handle
 
 
 def all_of(actions: Sequence[AfterCommit | None]) -> AfterCommit | None:
@@ -108,8 +94,9 @@ class KafkaEventConsumer:
         name: str,
         topics: Sequence[str],
         bootstrap_servers: str,
-        handler: Handler,
-        batch_handler: BatchHandler | None = None,
+        handler: BatchHandler,
+        batches: bool = True,
+        after_commit: bool = True,
         skips: Skips | None = None,
         skips_type: TypeSkips | None = None,
         max_attempts: int = 3,
@@ -126,7 +113,8 @@ class KafkaEventConsumer:
         self._topics = list(topics)
         self._bootstrap_servers = bootstrap_servers
         self._handler = handler
-        self._batch_handler = batch_handler
+        self._batches = batches
+        self._after_commit_enabled = after_commit
         self._skips = skips
         self._skips_type = skips_type
         self._max_attempts = max_attempts
@@ -197,7 +185,7 @@ class KafkaEventConsumer:
             while not stop.is_set():
                 batches = await kafka.getmany(timeout_ms=200, max_records=self._max_records)
                 polled = [record for records in batches.values() for record in records]
-                if self._batch_handler is not None and len(polled) > 1:
+                if self._batches and len(polled) > 1:
                     # the whole poll in one transaction, whatever partitions it spans: each
                     # partition's records stay in their order, and the poll costs one commit
                     await self._process_batch(polled)
@@ -306,7 +294,6 @@ class KafkaEventConsumer:
             await self._process(record)
 
     async def _handle_batch(self, envelopes: list[EventEnvelope]) -> None:
-        assert self._batch_handler is not None
         seen: set[UUID] = set()
         unique: list[EventEnvelope] = []  # a record published twice: once, where it came first
         for envelope in envelopes:
@@ -326,7 +313,7 @@ class KafkaEventConsumer:
             }
             new = [envelope for envelope in unique if envelope.event_id in fresh]
             if new:
-                after = await self._batch_handler(connection, new)
+                after = await self._handler(connection, new)
         self.stats.handled += len(new)
         self.stats.duplicates += len(envelopes) - len(new)
         await self._after_commit(after)
@@ -342,12 +329,12 @@ class KafkaEventConsumer:
             if not first_time:
                 self.stats.duplicates += 1
                 return
-            after = await self._handler(connection, envelope)
+            after = await self._handler(connection, [envelope])
         self.stats.handled += 1
         await self._after_commit(after)
 
     async def _after_commit(self, action: AfterCommit | None) -> None:
-        if action is None:
+        if action is None or not self._after_commit_enabled:
             return
         try:
             await action()

@@ -185,8 +185,8 @@ class KafkaOutboxRelay:
 
     async def _publish(self, events: list[StoredEvent]) -> None:
         """Send `events` and wait until Kafka acknowledged all of them. Records are packed into
-        one batch per partition (in order; a full batch is sent and a new one started): a
-        producer `send` per record costs about seven times as much Python per event."""
+        one batch per partition (in order; a full batch is sent and a new one started), not a
+        producer `send` per record: docs/decisions/0014-relay-batch-per-partition.md."""
         partitions = len(await self._producer.partitions_for(self._topic))
         open_batches: dict[int, BatchBuilder] = {}
         deliveries: list[asyncio.Future[object]] = []

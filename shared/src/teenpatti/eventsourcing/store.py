@@ -20,13 +20,19 @@ inserted, removed or reordered event. Postgres computes it: `append` stays one s
 chaining its rows with one `events_chain_hashes` call per stream from the hash at the
 expected version; a row stored without a hash (by another writer) is chained by the
 `events_chain` row trigger. The payload is stored as `json`, the producer's text.
+
+Encapsulation. Only this module (and the store's migrations) names the store's tables.
+Services use its methods, which all join the caller's transaction when given `connection`:
+append, lock a stream, read a stream's version, read a stream (or several) from a version;
+and, in their own SQL functions, `event_stream_version(stream)` and
+`event_stream_lock(stream)`.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, NoReturn, cast
@@ -35,148 +41,10 @@ from uuid import UUID, uuid4
 import asyncpg
 
 from teenpatti.events.contracts import Event, EventEnvelope
+from teenpatti.migrations import MigrationSet
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS streams (
-    stream_id   text PRIMARY KEY,
-    version     integer NOT NULL CHECK (version >= 0)
-);
-CREATE TABLE IF NOT EXISTS events (
-    transaction_id  bigint NOT NULL DEFAULT (pg_current_xact_id()::text::bigint),
-    position        bigint GENERATED ALWAYS AS IDENTITY,
-    stream_id       text NOT NULL,
-    stream_version  integer NOT NULL,
-    event_id        uuid NOT NULL DEFAULT gen_random_uuid(),
-    event_type      text NOT NULL,
-    schema_version  integer NOT NULL,
-    table_id        text NOT NULL,
-    occurred_at     timestamptz NOT NULL,
-    correlation_id  uuid NOT NULL,
-    causation_id    uuid,
-    producer        text NOT NULL,
-    payload         json NOT NULL,
-    PRIMARY KEY (transaction_id, position),
-    UNIQUE (stream_id, stream_version)
-);
-CREATE TABLE IF NOT EXISTS outbox_checkpoints (
-    relay           text PRIMARY KEY,
-    transaction_id  bigint NOT NULL,
-    position        bigint NOT NULL,
-    updated_at      timestamptz NOT NULL DEFAULT now()
-);
-CREATE TABLE IF NOT EXISTS processed_events (
-    consumer        text NOT NULL,
-    event_id        uuid NOT NULL DEFAULT gen_random_uuid(),
-    processed_at    timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY (consumer, event_id)
-);
-CREATE TABLE IF NOT EXISTS parked_events (
-    id              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    consumer        text NOT NULL,
-    topic           text NOT NULL,
-    kafka_partition integer NOT NULL,
-    kafka_offset    bigint NOT NULL,
-    record_key      bytea,
-    record_value    bytea,
-    error           text NOT NULL,
-    parked_at       timestamptz NOT NULL DEFAULT now(),
-    UNIQUE (consumer, topic, kafka_partition, kafka_offset)
-);
-CREATE OR REPLACE FUNCTION notify_events_appended() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    PERFORM pg_notify('events_appended', '');
-    RETURN NULL;
-END $$;
-DROP TRIGGER IF EXISTS events_appended ON events;
-CREATE TRIGGER events_appended AFTER INSERT ON events
-    FOR EACH STATEMENT EXECUTE FUNCTION notify_events_appended();
-{add_hash_column}
-{payload_as_json}
--- The canonical bytes of an event (docs/audit.md, teenpatti.audit.chain): self-delimiting
--- fields, text ones as netstrings ("<bytes>:<text>,"), the payload last. Inlined by the planner.
-CREATE OR REPLACE FUNCTION events_canonical(
-    stream_id text, stream_version integer, event_id uuid, event_type text,
-    schema_version integer, table_id text, occurred_at timestamptz, correlation_id uuid,
-    causation_id uuid, producer text, payload text
-) RETURNS bytea LANGUAGE sql STABLE PARALLEL SAFE
-RETURN convert_to(concat(
-    octet_length(stream_id), ':', stream_id, ',', stream_version, ',', event_id, ',',
-    octet_length(event_type), ':', event_type, ',', schema_version, ',',
-    octet_length(table_id), ':', table_id, ',',
-    (extract(epoch FROM occurred_at) * 1000000)::bigint, ',', correlation_id, ',',
-    causation_id, ',', octet_length(producer), ':', producer, ',', payload), 'UTF8');
--- The links of an append's events, in their order: each hash from the one before, the first
--- from `previous` (NULL if unknown: then every hash is NULL). One call per stream appended
--- to (a window aggregate of a SQL function, called per event, cost twice as much).
-CREATE OR REPLACE FUNCTION events_chain_hashes(previous bytea, canonicals bytea[])
-    RETURNS bytea[] LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $chain$
-DECLARE
-    hashes bytea[] := ARRAY[]::bytea[];
-    running bytea := previous;
-    canonical bytea;
-BEGIN
-    FOREACH canonical IN ARRAY canonicals LOOP
-        running := sha256(running || canonical);
-        hashes := hashes || running;
-    END LOOP;
-    RETURN hashes;
-END $chain$;
--- For rows stored without a hash (a writer other than `append`, or an append whose snapshot
--- did not show the stream's previous event): chain them here, one row at a time.
-CREATE OR REPLACE FUNCTION events_chain() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-    previous bytea := decode(repeat('00', 32), 'hex');
-BEGIN
-    IF NEW.stream_version > 1 THEN
-        -- sees the rows stored earlier by the same INSERT too (a multi-event append)
-        SELECT hash INTO previous FROM events
-         WHERE stream_id = NEW.stream_id AND stream_version = NEW.stream_version - 1;
-        IF NOT FOUND THEN
-            RAISE EXCEPTION 'stream % has no version % to chain version % to',
-                NEW.stream_id, NEW.stream_version - 1, NEW.stream_version;
-        END IF;
-        -- a predecessor stored before the chain existed: a new chain starts here
-        previous := coalesce(previous, decode(repeat('00', 32), 'hex'));
-    END IF;
-    NEW.hash := sha256(previous || events_canonical(NEW.stream_id, NEW.stream_version,
-        NEW.event_id, NEW.event_type, NEW.schema_version, NEW.table_id, NEW.occurred_at,
-        NEW.correlation_id, NEW.causation_id, NEW.producer, NEW.payload::text));
-    RETURN NEW;
-END $$;
-CREATE OR REPLACE TRIGGER events_chain BEFORE INSERT ON events
-    FOR EACH ROW WHEN (NEW.hash IS NULL) EXECUTE FUNCTION events_chain();
-"""
-
-
-def add_column_sql(table: str, column: str, definition: str) -> str:
-    """SQL adding a column to a table created before it existed, for a schema script run on
-    every start. Checked first: ADD COLUMN IF NOT EXISTS would take an exclusive lock each
-    time."""
-    return f"""DO $$
-BEGIN
-    IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '{table}'::regclass
-                   AND attname = '{column}' AND NOT attisdropped) THEN
-        ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {definition};
-    END IF;
-END $$;"""
-
-
-# The payload is stored as the producer wrote it (`json`: checked, not parsed into `jsonb`,
-# which cost Postgres twice the time to store a 1,000-bet settlement part and five times to
-# read it back as text). A store made with `jsonb` is converted once: each payload then keeps
-# the text its hash was computed from (`payload::text` of the `jsonb`).
-_PAYLOAD_AS_JSON = """DO $$
-BEGIN
-    IF (SELECT atttypid FROM pg_attribute WHERE attrelid = 'events'::regclass
-        AND attname = 'payload') = 'jsonb'::regtype THEN
-        ALTER TABLE events ALTER COLUMN payload TYPE json USING payload::json;
-    END IF;
-END $$;"""
-
-SCHEMA = _SCHEMA.replace("{add_hash_column}", add_column_sql("events", "hash", "bytea")).replace(
-    "{payload_as_json}", _PAYLOAD_AS_JSON
-)
-
+# The store's tables and functions: its migrations (applied by `teenpatti migrate`).
+MIGRATIONS = MigrationSet.from_package("store", "teenpatti.eventsourcing.migrations")
 
 NOTIFY_CHANNEL = "events_appended"
 
@@ -262,7 +130,7 @@ _APPEND_EXISTING_STREAM = (
 
 
 # `append_many`: one statement for any number of streams. (For the one-stream appends of most
-# commands it measured about a third slower than the statements above, hence both.) $1-$5
+# commands it is slower than the statements above, hence both: docs/decisions/0006.) $1-$5
 # describe the streams (one element each), $6-$11 the events (one each, `k` naming the
 # event's stream by its index), $12 and $13 occurred_at and producer. Every stream is bumped
 # from its expected version (or created, for 0), if its last event is not newer than this
@@ -463,6 +331,47 @@ class StoredEvent(asyncpg.Record):  # type: ignore[misc]
         return f'{metadata[:-1]},"payload":{self.payload_json}}}'.encode()
 
 
+# What folding a stream needs of each row, and no more: a replay reads fewer columns.
+_REPLAY_COLUMNS = (
+    "stream_id, stream_version, event_id, event_type, schema_version, occurred_at,"
+    " payload::text AS payload"
+)
+
+
+class ReplayedEvent(asyncpg.Record):  # type: ignore[misc]
+    """A stored event as a replay reads it (`replay_stream`), built by the driver."""
+
+    __slots__ = ()
+
+    @property
+    def stream_id(self) -> str:
+        return str(self[0])
+
+    @property
+    def stream_version(self) -> int:
+        return int(self[1])
+
+    @property
+    def event_id(self) -> UUID:
+        return cast("UUID", self[2])
+
+    @property
+    def event_type(self) -> str:
+        return str(self[3])
+
+    @property
+    def schema_version(self) -> int:
+        return int(self[4])
+
+    @property
+    def occurred_at(self) -> datetime:
+        return cast("datetime", self[5])
+
+    @property
+    def payload_json(self) -> str:
+        return str(self[6])
+
+
 @dataclass(frozen=True, slots=True)
 class StreamAppend:
     """Events to append to one stream after its `expected_version` (see `append`)."""
@@ -500,12 +409,6 @@ class AsyncpgEventStore:
     @property
     def pool(self) -> asyncpg.Pool:
         return self._pool
-
-    async def migrate(self) -> None:
-        """Create the store's tables; safe to run from several instances at once."""
-        async with self._pool.acquire() as connection, connection.transaction():
-            await connection.execute("SELECT pg_advisory_xact_lock(7411001)")
-            await connection.execute(SCHEMA)
 
     async def append(
         self,
@@ -648,18 +551,81 @@ class AsyncpgEventStore:
     ) -> int:
         """The stream's version (0 if it does not exist); on `connection`, in its transaction."""
         executor = connection if connection is not None else self._pool
-        version = await executor.fetchval(
-            "SELECT version FROM streams WHERE stream_id = $1", stream_id
-        )
-        return int(version or 0)
+        return int(await executor.fetchval("SELECT event_stream_version($1)", stream_id))
 
-    async def read_stream(self, stream_id: str, after_version: int = 0) -> list[StoredEvent]:
-        rows = await self._pool.fetch(
+    async def stream_versions(
+        self, stream_ids: Sequence[str], *, connection: asyncpg.Connection | None = None
+    ) -> dict[str, int]:
+        """Each stream's version (0 for one not written yet), in one query."""
+        executor = connection if connection is not None else self._pool
+        rows = await executor.fetch(
+            "SELECT stream_id, version FROM streams WHERE stream_id = ANY($1::text[])",
+            list(stream_ids),
+        )
+        versions = dict.fromkeys(stream_ids, 0)
+        versions.update((row[0], int(row[1])) for row in rows)
+        return versions
+
+    async def lock_stream(self, stream_id: str, *, connection: asyncpg.Connection) -> int:
+        """Hold the stream for the rest of `connection`'s transaction (writers that lock it
+        take turns) and return its version as the previous holder left it."""
+        return int(await connection.fetchval("SELECT event_stream_lock($1)", stream_id))
+
+    async def read_stream(
+        self,
+        stream_id: str,
+        after_version: int = 0,
+        *,
+        limit: int | None = None,
+        connection: asyncpg.Connection | None = None,
+    ) -> list[StoredEvent]:
+        """The stream's events after `after_version`, in order (at most `limit`)."""
+        executor = connection if connection is not None else self._pool
+        rows = await executor.fetch(
             f"SELECT {_COLUMNS} FROM events WHERE stream_id = $1 AND stream_version > $2"
+            " ORDER BY stream_version LIMIT $3",
+            stream_id,
+            after_version,
+            limit,
+            record_class=StoredEvent,
+        )
+        return rows  # type: ignore[no-any-return]
+
+    async def replay_stream(
+        self,
+        stream_id: str,
+        after_version: int = 0,
+        *,
+        connection: asyncpg.Connection | None = None,
+    ) -> list[ReplayedEvent]:
+        """`read_stream` with only what folding a stream into state needs."""
+        executor = connection if connection is not None else self._pool
+        rows = await executor.fetch(
+            f"SELECT {_REPLAY_COLUMNS} FROM events WHERE stream_id = $1 AND stream_version > $2"
             " ORDER BY stream_version",
             stream_id,
             after_version,
-            record_class=StoredEvent,
+            record_class=ReplayedEvent,
+        )
+        return rows  # type: ignore[no-any-return]
+
+    async def replay_streams(
+        self,
+        after_versions: Mapping[str, int],
+        *,
+        connection: asyncpg.Connection | None = None,
+    ) -> list[ReplayedEvent]:
+        """The events of several streams, each after its version in `after_versions`, in one
+        query, ordered by stream then version."""
+        executor = connection if connection is not None else self._pool
+        rows = await executor.fetch(
+            f"SELECT {_REPLAY_COLUMNS}"
+            " FROM unnest($1::text[], $2::int[]) AS known(sid, known_version)"
+            " JOIN events ON events.stream_id = known.sid AND stream_version > known.known_version"
+            " ORDER BY stream_id, stream_version",
+            list(after_versions),
+            list(after_versions.values()),
+            record_class=ReplayedEvent,
         )
         return rows  # type: ignore[no-any-return]
 
@@ -722,3 +688,54 @@ async def _raise_conflict(
         "a stream's last event was written by a transaction newer than this one; append"
         " again in a new transaction (a stream's events are stored in commit order)"
     )
+
+
+# --------------------------------------------------------------------------- the audit
+# `teenpatti audit` reads a store whole, as stored, hashes included: these are its reads.
+
+
+async def store_exists(connection: asyncpg.Connection) -> bool:
+    return bool(await connection.fetchval("SELECT to_regclass('events') IS NOT NULL"))
+
+
+async def stream_heads(connection: asyncpg.Connection) -> dict[str, int]:
+    """Every stream's recorded version."""
+    rows = await connection.fetch("SELECT stream_id, version FROM streams")
+    return {row[0]: int(row[1]) for row in rows}
+
+
+async def last_checkpoint(connection: asyncpg.Connection) -> tuple[int, int] | None:
+    """How far the store's relay has published: (transaction id, position), if it has."""
+    row = await connection.fetchrow(
+        "SELECT transaction_id, position FROM outbox_checkpoints"
+        " ORDER BY transaction_id DESC, position DESC LIMIT 1"
+    )
+    return None if row is None else (int(row[0]), int(row[1]))
+
+
+_AUDIT_COLUMNS = (
+    "transaction_id, position, stream_id, stream_version, event_id, event_type,"
+    " schema_version, table_id, occurred_at, correlation_id, causation_id, producer,"
+    " payload::text AS payload, hash"
+)
+
+
+def audit_query(table_id: str | None, since: datetime | None) -> tuple[str, list[Any]]:
+    """The query (and its arguments) reading every event with its hash, by stream then
+    version: all streams, or those with an event of `table_id` / at or after `since`."""
+    conditions: list[str] = []
+    args: list[Any] = []
+    if table_id is not None:
+        args.append(table_id)
+        conditions.append(f"table_id = ${len(args)}")
+    if since is not None:
+        args.append(since)
+        conditions.append(f"occurred_at >= ${len(args)}")
+    where = ""
+    if conditions:
+        where = (
+            " WHERE stream_id IN (SELECT DISTINCT stream_id FROM events WHERE "
+            + " AND ".join(conditions)
+            + ")"
+        )
+    return f"SELECT {_AUDIT_COLUMNS} FROM events{where} ORDER BY stream_id, stream_version", args

@@ -64,5 +64,5 @@ async def ensure_topics(
 @functools.lru_cache(maxsize=65_536)
 def partition_for(table_id: str, partitions: int) -> int:
     """The partition Kafka's default partitioner gives a record keyed by `table_id` (kept:
-    murmur2 in Python costs a few microseconds, and a relay asks for every record)."""
+    a relay asks for every record)."""
     return int(murmur2(table_id.encode()) & 0x7FFFFFFF) % partitions

@@ -1,4 +1,5 @@
-"""The settlement projection in Postgres: rounds, bets and the problems that hold a round.
+"""The settlement projection in Postgres: rounds, bets and the problems that hold a round
+(the tables of `migrations/0001_settlement.sql`).
 
 Every consumer transaction first locks its round's row (`lock_round`), so the events of one
 round are applied one transaction at a time whichever consumer or instance handles them, and
@@ -16,73 +17,9 @@ from uuid import UUID
 
 import asyncpg
 
-from teenpatti.events.catalog import RoundClosed, RoundSettled, SettledBet
+from teenpatti.events.catalog import BetSettled, RoundClosed, RoundSettled
 
 from ..domain import PlacedBet, RoundFacts, SealedBook
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS rounds (
-    round_id         text PRIMARY KEY,
-    table_id         text NOT NULL,
-    paytable         jsonb,               -- RoundOpened.paytable
-    opened_at        timestamptz,
-    result           jsonb,               -- RoundClosed: cards, hands, winner, bonus hand
-    cancelled        boolean NOT NULL DEFAULT false,
-    cancel_reason    text,
-    book_closed      boolean NOT NULL DEFAULT false,
-    book_bet_count   integer,
-    book_digest      text,
-    book_total_stake jsonb,
-    settled          boolean NOT NULL DEFAULT false,
-    settled_at       timestamptz,
-    paytable_source  text,                -- round | published_fallback
-    totals           jsonb,               -- RoundSettled.totals, every operator
-    updated_at       timestamptz NOT NULL DEFAULT now()
-);
--- set when the round's settlement is decided (its first events appended): RoundSettled's
--- settled_at; `settled` once the last of its events is appended
-ALTER TABLE rounds ADD COLUMN IF NOT EXISTS decided_at timestamptz;
-CREATE TABLE IF NOT EXISTS bets (
-    bet_id        uuid PRIMARY KEY,
-    round_id      text NOT NULL,
-    table_id      text NOT NULL,
-    slip_id       uuid NOT NULL,
-    operator_id   text NOT NULL,
-    player_id     text NOT NULL,
-    bet_type      text NOT NULL,
-    stake         bigint NOT NULL CHECK (stake > 0),
-    currency      text NOT NULL,
-    placed_at     timestamptz NOT NULL,
-    outcome       text,
-    returned      bigint,
-    fraction_kept text,
-    odds          text,
-    settled_at    timestamptz
-);
--- a bet that arrived after its round's settlement was decided: stored, never settled
-ALTER TABLE bets ADD COLUMN IF NOT EXISTS late boolean NOT NULL DEFAULT false;
--- written twice, recorded then settled: room for the second version on the row's page (a
--- HOT update, no index touched); see wallet_bets
-ALTER TABLE bets SET (fillfactor = 50);
-CREATE INDEX IF NOT EXISTS bets_by_round ON bets (round_id);
-CREATE TABLE IF NOT EXISTS settlement_problems (
-    round_id      text NOT NULL,
-    kind          text NOT NULL,
-    detail        text NOT NULL,
-    first_seen_at timestamptz NOT NULL DEFAULT now(),
-    last_seen_at  timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY (round_id, kind)
-);
-"""
-
-_MIGRATION_LOCK = 7411104
-
-
-async def migrate(pool: asyncpg.Pool) -> None:
-    """Create the projection tables; safe from several instances at once."""
-    async with pool.acquire() as connection, connection.transaction():
-        await connection.execute("SELECT pg_advisory_xact_lock($1)", _MIGRATION_LOCK)
-        await connection.execute(SCHEMA)
 
 
 @dataclass(frozen=True)
@@ -325,14 +262,14 @@ class SettlementProjection:
     async def mark_settled(
         self,
         summary: RoundSettled,
-        bets: Sequence[SettledBet],
+        bets: Sequence[BetSettled],
         paytable_source: str | None,
     ) -> None:
         """Fill every bet's outcome and mark the round settled, from the settlement events."""
         await self.mark_bets(bets, summary.settled_at)
         await self.mark_round_settled(summary, paytable_source)
 
-    async def mark_bets(self, bets: Sequence[SettledBet], settled_at: datetime) -> None:
+    async def mark_bets(self, bets: Sequence[BetSettled], settled_at: datetime) -> None:
         """Fill these bets' outcomes, from their settlement lines."""
         await self._connection.execute(
             "UPDATE bets SET outcome = s.outcome, returned = s.returned,"
@@ -387,15 +324,6 @@ class SettlementProjection:
             round_id,
         )
         return [row[0] for row in rows]
-
-    async def stored_settlement(self, stream_id: str) -> list[tuple[str, int, dict[str, Any]]]:
-        """(event_type, schema_version, payload) of a settlement stream already in the store."""
-        rows = await self._connection.fetch(
-            "SELECT event_type, schema_version, payload::text FROM events"
-            " WHERE stream_id = $1 ORDER BY stream_version",
-            stream_id,
-        )
-        return [(row[0], row[1], json.loads(row[2])) for row in rows]
 
 
 async def stalled_settlements(pool: asyncpg.Pool, quiet_seconds: float) -> list[str]:

@@ -11,6 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from redis.asyncio import Redis
+from typing_extensions import TypedDict
+
+from .views import TableView
 
 # SET the live state only if it is newer than what is there: feed events may be handled
 # out of order across a rebalance, and the state must never go back in time.
@@ -28,9 +31,18 @@ return 1
 """
 
 
+class FeedMessage(TypedDict):
+    """One event as the WebSocket feed sends it (and the event pages list it)."""
+
+    position: int  # its stream version
+    event_type: str
+    payload: dict[str, Any]
+    occurred_at: str
+
+
 def feed_message(
     position: int, event_type: str, payload: dict[str, Any], occurred_at: str
-) -> dict[str, Any]:
+) -> FeedMessage:
     """One event as the WebSocket feed sends it."""
     return {
         "position": position,
@@ -52,7 +64,7 @@ class RedisTableFeed:
     def channel(self, table_id: str) -> str:
         return f"{self._prefix}feed:{table_id}"
 
-    async def store_state(self, table_id: str, view: dict[str, Any]) -> bool:
+    async def store_state(self, table_id: str, view: TableView) -> bool:
         stored = await self._set_if_newer(
             keys=[self.state_key(table_id)], args=[json.dumps(view), int(view["version"])]
         )
@@ -86,5 +98,5 @@ class FeedUpdate:
     """What one table's feed gets: its live state (if current) and its messages in order."""
 
     table_id: str
-    view: dict[str, Any] | None
-    messages: list[dict[str, Any]]
+    view: TableView | None
+    messages: list[FeedMessage]

@@ -4,34 +4,45 @@ more is ignored, and the table is replayed from its first event."""
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
 from uuid import UUID
 
 import asyncpg
+from pydantic import TypeAdapter, ValidationError
 
-from ..domain import (
-    SNAPSHOT_SCHEMA_VERSION,
-    SnapshotError,
-    TableState,
-    snapshot_of,
-    state_from_snapshot,
-    stream_id_for,
-)
+from ..domain.state import TableState, stream_id_for
 
 log = logging.getLogger(__name__)
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS table_snapshots (
-    stream_id      text PRIMARY KEY,
-    version        integer NOT NULL,
-    event_id       uuid NOT NULL,
-    schema_version integer NOT NULL,
-    state          jsonb NOT NULL,
-    taken_at       timestamptz NOT NULL DEFAULT now()
-);
-"""
+# The whole TableState in the JSON form pydantic gives its dataclasses. Change
+# SNAPSHOT_SCHEMA_VERSION whenever TableState changes: snapshots of another schema are ignored.
+SNAPSHOT_SCHEMA_VERSION = 2
+_STATE = TypeAdapter(TableState)
+
+
+class SnapshotError(ValueError):
+    """A snapshot that cannot be read back (another schema, damaged): replay instead."""
+
+
+def snapshot_of(state: TableState) -> str:
+    """The state as JSON text; `state_from_snapshot` gives back an equal state."""
+    return _STATE.dump_json(state).decode()
+
+
+def state_from_snapshot(text: str | bytes, schema_version: int) -> TableState:
+    """The state a snapshot holds; raises SnapshotError if it cannot be read exactly."""
+    if schema_version != SNAPSHOT_SCHEMA_VERSION:
+        raise SnapshotError(
+            f"snapshot schema {schema_version}, this code reads {SNAPSHOT_SCHEMA_VERSION}"
+        )
+    try:
+        # strict: every value must already have its field's JSON type (no "7" for 7)
+        return _STATE.validate_json(text, strict=True)
+    except ValidationError as error:
+        first = error.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in first["loc"]) or "state"
+        raise SnapshotError(f"damaged snapshot: {where}: {first['msg']}") from None
 
 
 @dataclass(frozen=True)
@@ -59,7 +70,7 @@ async def save_snapshot(connection: asyncpg.Connection, state: TableState, event
                 state.version,
                 event_id,
                 SNAPSHOT_SCHEMA_VERSION,
-                json.dumps(snapshot_of(state)),
+                snapshot_of(state),
             )
     except (asyncpg.PostgresError, ValueError) as error:
         log.warning(
@@ -79,8 +90,8 @@ async def load_snapshot(
     if row is None:
         return None
     try:
-        state = state_from_snapshot(json.loads(row["state"]), row["schema_version"])
-    except (SnapshotError, ValueError) as error:
+        state = state_from_snapshot(row["state"], row["schema_version"])
+    except SnapshotError as error:
         log.warning("table %s: snapshot ignored (%s); replaying the stream", table_id, error)
         return None
     if state.table_id != table_id or state.version != row["version"] or state.version < 1:

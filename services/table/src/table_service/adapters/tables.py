@@ -1,5 +1,6 @@
-"""SQL of the table service's own tables: the table streams read back, and the `tables`
-projection (one row per table) written in the same transaction as each append."""
+"""The table service's own tables, and its tables' streams read back through the store: the
+cached `TableRepository` (snapshot + tail), and the `tables` projection (one row per table)
+written in the same transaction as each append."""
 
 from __future__ import annotations
 
@@ -7,60 +8,21 @@ import json
 import logging
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any, cast
-from uuid import UUID
+from typing import Any
 
 import asyncpg
+from typing_extensions import TypedDict
 
 from teenpatti.events import Event
 from teenpatti.events.catalog import registry
-from teenpatti.eventsourcing import StoredEvent
-from teenpatti.eventsourcing.store import add_column_sql
+from teenpatti.eventsourcing import AsyncpgEventStore, ReplayedEvent
 
-from ..domain import (
-    TABLE_ID_PATTERN,
-    TableState,
-    fold,
-    needs_clock,
-    state_view,
-    stream_id_for,
-)
+from ..domain.clock import needs_clock
+from ..domain.state import TABLE_ID_PATTERN, TableState, fold, stream_id_for
 from . import snapshots
+from .views import ConfigView, config_view
 
 log = logging.getLogger(__name__)
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS tables (
-    table_id        text PRIMARY KEY,
-    kafka_partition integer NOT NULL,
-    status          text NOT NULL,
-    phase           text NOT NULL,
-    round_id        text,
-    needs_clock     boolean NOT NULL,
-    config          jsonb NOT NULL,
-    version         integer NOT NULL,
-    updated_at      timestamptz NOT NULL DEFAULT now(),
-    clock_due_at    timestamptz
-);
-CREATE INDEX IF NOT EXISTS tables_needing_clock ON tables (kafka_partition) WHERE needs_clock;
-{add_clock_due_at}
--- Every change of a table, on any instance, as '<table_id>:<version>:<clock due, epoch ms>'
--- (due empty when nothing is timed), delivered at commit to the instances' table clocks.
-CREATE OR REPLACE FUNCTION notify_table_changed() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    PERFORM pg_notify('table_changed', NEW.table_id || ':' || NEW.version || ':'
-        || CASE WHEN NEW.clock_due_at IS NULL THEN ''  -- "now" is stored as -infinity
-           ELSE (extract(epoch FROM greatest(NEW.clock_due_at, 'epoch')) * 1000)::bigint::text
-           END);
-    RETURN NULL;
-END $$;
-CREATE OR REPLACE TRIGGER table_changed AFTER INSERT OR UPDATE ON tables
-    FOR EACH ROW EXECUTE FUNCTION notify_table_changed();
-"""
-SCHEMA = _SCHEMA.replace(
-    "{add_clock_due_at}", add_column_sql("tables", "clock_due_at", "timestamptz")
-)
-
 
 TABLE_CHANGED_CHANNEL = "table_changed"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -81,100 +43,7 @@ def parse_table_changed(payload: str) -> tuple[str, int, datetime | None] | None
         return None
 
 
-_COLUMNS = (
-    "position, transaction_id, stream_id, stream_version, event_id, event_type, schema_version,"
-    " table_id, occurred_at, correlation_id, causation_id, producer, payload::text AS payload"
-)
-
-
-# What folding a table's events needs of each row, and no more: a replay reads at about twice
-# the rate of the whole row (_COLUMNS) here.
-FOLD_COLUMNS = (
-    "stream_id, stream_version, event_id, event_type, schema_version, occurred_at,"
-    " payload::text AS payload"
-)
-
-
-class FoldRow(asyncpg.Record):  # type: ignore[misc]
-    """A stored table event as a replay reads it (`FOLD_COLUMNS`), built by the driver;
-    `decoded` unpacks its columns in that order."""
-
-    __slots__ = ()
-
-    @property
-    def stream_id(self) -> str:
-        return str(self[0])
-
-    @property
-    def stream_version(self) -> int:
-        return int(self[1])
-
-    @property
-    def event_id(self) -> UUID:
-        return cast("UUID", self[2])
-
-
-async def migrate(pool: asyncpg.Pool) -> None:
-    async with pool.acquire() as connection, connection.transaction():
-        await connection.execute("SELECT pg_advisory_xact_lock(7411101)")
-        await connection.execute(SCHEMA)
-        await connection.execute(snapshots.SCHEMA)
-
-
-async def read_table_stream(
-    executor: asyncpg.Connection | asyncpg.Pool,
-    table_id: str,
-    after_version: int = 0,
-    limit: int | None = None,
-) -> list[StoredEvent]:
-    """The table's events after `after_version`, in stream order (on the caller's
-    connection when given, so a consumer reads inside its own transaction)."""
-    if not TABLE_ID_PATTERN.match(table_id):
-        return []  # never a table (and text such as NUL must not reach Postgres)
-    rows = await executor.fetch(
-        f"SELECT {_COLUMNS} FROM events WHERE stream_id = $1 AND stream_version > $2"
-        " ORDER BY stream_version LIMIT $3",
-        stream_id_for(table_id),
-        after_version,
-        limit,
-        record_class=StoredEvent,
-    )
-    return rows  # type: ignore[no-any-return]
-
-
-async def read_for_fold(
-    executor: asyncpg.Connection | asyncpg.Pool, table_id: str, after_version: int = 0
-) -> list[FoldRow]:
-    """The table's events after `after_version`, in stream order, as a replay reads them."""
-    if not TABLE_ID_PATTERN.match(table_id):
-        return []  # never a table (and text such as NUL must not reach Postgres)
-    rows = await executor.fetch(
-        f"SELECT {FOLD_COLUMNS} FROM events WHERE stream_id = $1 AND stream_version > $2"
-        " ORDER BY stream_version",
-        stream_id_for(table_id),
-        after_version,
-        record_class=FoldRow,
-    )
-    return rows  # type: ignore[no-any-return]
-
-
-async def read_newer_events(
-    executor: asyncpg.Connection | asyncpg.Pool, known: dict[str, TableState]
-) -> list[FoldRow]:
-    """The events of several table streams after the versions known of them (stream id ->
-    state), in one query, in stream order."""
-    rows = await executor.fetch(
-        f"SELECT {FOLD_COLUMNS} FROM unnest($1::text[], $2::int[]) AS known(sid, known_version)"
-        " JOIN events ON events.stream_id = known.sid AND stream_version > known.known_version"
-        " ORDER BY stream_id, stream_version",
-        list(known),
-        [state.version for state in known.values()],
-        record_class=FoldRow,
-    )
-    return rows  # type: ignore[no-any-return]
-
-
-def decoded(state: TableState, rows: Sequence[FoldRow]) -> Iterator[tuple[Event, datetime]]:
+def decoded(state: TableState, rows: Sequence[ReplayedEvent]) -> Iterator[tuple[Event, datetime]]:
     """The rows' events with the times they were recorded, checking that they follow `state`
     without a gap (they always do: stream versions are dense)."""
     decode = registry.decode_json
@@ -192,8 +61,8 @@ class TableRepository:
     a cached state only ever holds committed events, which never change. A table not in the
     cache starts from its snapshot (if usable) and reads only the events after it."""
 
-    def __init__(self, pool: asyncpg.Pool, max_cached: int = 10_000) -> None:
-        self._pool = pool
+    def __init__(self, store: AsyncpgEventStore, max_cached: int = 10_000) -> None:
+        self._store = store
         self._cache: dict[str, TableState] = {}
         self._max_cached = max_cached
 
@@ -207,7 +76,6 @@ class TableRepository:
     ) -> dict[str, TableState]:
         """`load` of several tables: the newer events of those already built here in one
         query, the others each from its snapshot."""
-        executor = connection or self._pool
         states: dict[str, TableState] = {}
         cached: dict[str, TableState] = {}
         for table_id in table_ids:
@@ -216,31 +84,35 @@ class TableRepository:
             elif (state := self._cache.get(table_id)) is not None:
                 cached[stream_id_for(table_id)] = state
             else:
-                state, rows = await self._from_snapshot(executor, table_id)
+                state, rows = await self._from_snapshot(table_id, connection)
                 states[table_id] = self._fold(state, rows)
         if cached:
-            newer: dict[str, list[FoldRow]] = {stream_id: [] for stream_id in cached}
-            for row in await read_newer_events(executor, cached):
+            newer: dict[str, list[ReplayedEvent]] = {stream_id: [] for stream_id in cached}
+            known = {stream_id: state.version for stream_id, state in cached.items()}
+            for row in await self._store.replay_streams(known, connection=connection):
                 newer[row.stream_id].append(row)
             for stream_id, state in cached.items():
                 states[state.table_id] = self._fold(state, newer[stream_id])
         return states
 
-    def _fold(self, state: TableState, rows: Sequence[FoldRow]) -> TableState:
+    def _fold(self, state: TableState, rows: Sequence[ReplayedEvent]) -> TableState:
         state = fold(state, decoded(state, rows))
         if rows:
             self._remember(state)
         return state
 
     async def _from_snapshot(
-        self, executor: asyncpg.Connection | asyncpg.Pool, table_id: str
-    ) -> tuple[TableState, list[FoldRow]]:
+        self, table_id: str, connection: asyncpg.Connection | None
+    ) -> tuple[TableState, list[ReplayedEvent]]:
         """The snapshot's state and the events after it; or, without a usable snapshot, the
         empty state and the whole stream."""
+        stream_id = stream_id_for(table_id)
+        executor = connection if connection is not None else self._store.pool
         snapshot = await snapshots.load_snapshot(executor, table_id)
         if snapshot is not None:
             # read from the snapshot's own last event, to check the stream still holds it
-            rows = await read_for_fold(executor, table_id, snapshot.state.version - 1)
+            after = snapshot.state.version - 1
+            rows = await self._store.replay_stream(stream_id, after, connection=connection)
             if (
                 rows
                 and rows[0].stream_version == snapshot.state.version
@@ -252,7 +124,9 @@ class TableRepository:
                 table_id,
                 snapshot.state.version,
             )
-        return TableState(table_id=table_id), await read_for_fold(executor, table_id)
+        return TableState(table_id=table_id), await self._store.replay_stream(
+            stream_id, connection=connection
+        )
 
     def cached(self, table_id: str) -> TableState | None:
         """The newest state built here (committed events only), without reading anything."""
@@ -287,7 +161,7 @@ async def save_tables(
             state.phase,
             state.round.round_id if state.round is not None else None,
             needs_clock(state),
-            json.dumps(state_view(state)["config"]),
+            json.dumps(None if state.config is None else config_view(state.config)),
             state.version,
             clock_due_at,
         )
@@ -310,24 +184,40 @@ async def save_tables(
     )
 
 
-async def list_tables(pool: asyncpg.Pool) -> list[dict[str, Any]]:
+class TableSummary(TypedDict):
+    """A table as the listing shows it, from its projection row."""
+
+    table_id: str
+    name: str
+    status: str
+    phase: str
+    round_id: str | None
+    version: int
+    config: ConfigView
+    updated_at: str
+
+
+async def list_tables(pool: asyncpg.Pool) -> list[TableSummary]:
     rows = await pool.fetch(
         "SELECT table_id, status, phase, round_id, config, version, updated_at FROM tables"
         " ORDER BY table_id"
     )
-    return [
-        {
-            "table_id": row["table_id"],
-            "name": json.loads(row["config"]).get("name"),
-            "status": row["status"],
-            "phase": row["phase"],
-            "round_id": row["round_id"],
-            "version": row["version"],
-            "config": json.loads(row["config"]),
-            "updated_at": row["updated_at"].isoformat(),
-        }
-        for row in rows
-    ]
+    summaries: list[TableSummary] = []
+    for row in rows:
+        config: ConfigView = json.loads(row["config"])
+        summaries.append(
+            {
+                "table_id": row["table_id"],
+                "name": config["name"],
+                "status": row["status"],
+                "phase": row["phase"],
+                "round_id": row["round_id"],
+                "version": row["version"],
+                "config": config,
+                "updated_at": row["updated_at"].isoformat(),
+            }
+        )
+    return summaries
 
 
 async def tables_needing_clock(pool: asyncpg.Pool, partitions: Sequence[int]) -> list[str]:

@@ -1,12 +1,12 @@
-"""The wallet's projection tables in its own database (beside the event store), and the SQL
-that reads and writes them. Every function takes the caller's connection: the caller owns the
+"""The SQL of the wallet's projection tables, in its own database beside the event store
+(created by `migrations/`). Every function takes the caller's connection: the caller owns the
 transaction, so rows and events commit together.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -14,130 +14,10 @@ from uuid import UUID
 
 import asyncpg
 
-from ..domain import BookSeal, RoundBetting, limits_from_mapping
+from teenpatti.eventsourcing import AsyncpgEventStore
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS wallet_players (
-    operator_id     text NOT NULL,
-    player_id       text NOT NULL,
-    created_at      timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY (operator_id, player_id)
-);
-CREATE TABLE IF NOT EXISTS wallet_accounts (
-    operator_id     text NOT NULL,
-    player_id       text NOT NULL,
-    currency        text NOT NULL,
-    balance         bigint NOT NULL DEFAULT 0 CHECK (balance >= 0),
-    updated_at      timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY (operator_id, player_id, currency)
-);
-CREATE TABLE IF NOT EXISTS wallet_ledger (
-    entry_id        uuid PRIMARY KEY DEFAULT gen_random_uuid(),
-    account         text NOT NULL CHECK (account IN ('player', 'house')),
-    operator_id     text NOT NULL,
-    player_id       text,
-    currency        text NOT NULL,
-    amount          bigint NOT NULL CHECK (amount <> 0),
-    kind            text NOT NULL CHECK (kind IN ('deposit', 'withdrawal', 'stake', 'return')),
-    reference       text NOT NULL,
-    created_at      timestamptz NOT NULL DEFAULT now(),
-    CHECK ((account = 'player') = (player_id IS NOT NULL))
-);
-CREATE INDEX IF NOT EXISTS wallet_ledger_reference ON wallet_ledger (reference);
-CREATE TABLE IF NOT EXISTS wallet_transfers (
-    operator_id     text NOT NULL,
-    transfer_id     text NOT NULL,
-    kind            text NOT NULL CHECK (kind IN ('deposit', 'withdrawal')),
-    player_id       text NOT NULL,
-    currency        text NOT NULL,
-    amount          bigint NOT NULL CHECK (amount > 0),
-    balance_after   bigint NOT NULL,
-    created_at      timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY (operator_id, transfer_id)
-);
-CREATE TABLE IF NOT EXISTS wallet_rounds (
-    round_id            text PRIMARY KEY,
-    table_id            text NOT NULL,
-    status              text NOT NULL CHECK (status IN ('open', 'sealed', 'closed', 'cancelled')),
-    paused              boolean NOT NULL DEFAULT false,
-    opened_at           timestamptz,
-    betting_closes_at   timestamptz NOT NULL,
-    limits              jsonb NOT NULL,
-    sealed_at           timestamptz,
-    bet_count           integer,
-    total_stake         jsonb,
-    digest              text,
-    cards               jsonb,
-    winner              text,
-    player_a_hand       text,
-    player_b_hand       text,
-    six_card_bonus_hand text,
-    cancel_reason       text,
-    updated_at          timestamptz NOT NULL DEFAULT now()
-);
-CREATE TABLE IF NOT EXISTS wallet_bets (
-    seq             bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
-    bet_id          uuid PRIMARY KEY,
-    slip_id         uuid NOT NULL,
-    operator_id     text NOT NULL,
-    player_id       text NOT NULL,
-    round_id        text NOT NULL REFERENCES wallet_rounds (round_id),
-    table_id        text NOT NULL,
-    bet_type        text NOT NULL,
-    stake           bigint NOT NULL CHECK (stake > 0),
-    currency        text NOT NULL,
-    placed_at       timestamptz NOT NULL,
-    status          text NOT NULL DEFAULT 'placed' CHECK (status IN ('placed', 'paid')),
-    outcome         text,
-    returned        bigint CHECK (returned >= 0),
-    paid_at         timestamptz
-);
--- A bet row is written twice, placed then paid: room on its page for the second version
--- lets Postgres update it in place without touching the indexes (a HOT update), about three
--- times as fast for a round's payment; a paid table takes the same room either way.
-ALTER TABLE wallet_bets SET (fillfactor = 50);
-CREATE INDEX IF NOT EXISTS wallet_bets_player ON wallet_bets (operator_id, player_id, seq DESC);
-CREATE INDEX IF NOT EXISTS wallet_bets_round ON wallet_bets (round_id);
-CREATE TABLE IF NOT EXISTS wallet_idempotency (
-    operator_id     text NOT NULL,
-    key             text NOT NULL,
-    request_hash    text NOT NULL,
-    status_code     integer,
-    response        json,  -- json, not jsonb: a replay is byte for byte the first answer
-    created_at      timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY (operator_id, key)
-);
--- Lock a player's row (creating it if new), then read its stream version and one balance.
--- A VOLATILE function's statements each take a fresh snapshot, so the reads come after the
--- lock is granted and see whatever the lock's previous holder committed.
-CREATE OR REPLACE FUNCTION wallet_lock_player(
-    p_operator text, p_player text, p_stream text, p_currency text,
-    OUT locked_version integer, OUT locked_balance bigint
-) LANGUAGE plpgsql AS $$
-BEGIN
-    PERFORM 1 FROM wallet_players
-     WHERE operator_id = p_operator AND player_id = p_player FOR UPDATE;
-    IF NOT FOUND THEN
-        INSERT INTO wallet_players (operator_id, player_id) VALUES (p_operator, p_player)
-            ON CONFLICT DO NOTHING;
-        PERFORM 1 FROM wallet_players
-         WHERE operator_id = p_operator AND player_id = p_player FOR UPDATE;
-    END IF;
-    SELECT coalesce(max(s.version), 0) INTO locked_version
-      FROM streams s WHERE s.stream_id = p_stream;
-    SELECT coalesce(max(a.balance), 0) INTO locked_balance
-      FROM wallet_accounts a
-     WHERE a.operator_id = p_operator AND a.player_id = p_player AND a.currency = p_currency;
-END
-$$;
-"""
-
-
-async def migrate(pool: asyncpg.Pool) -> None:
-    """Create the projection tables; idempotent, safe from several instances at once."""
-    async with pool.acquire() as connection, connection.transaction():
-        await connection.execute("SELECT pg_advisory_xact_lock(7411103)")
-        await connection.execute(SCHEMA)
+from ..domain.betting import BookSeal, LedgerEntry, RoundBetting, limits_from_mapping
+from ..domain.payment import HeldBet, PaidBet
 
 
 # ------------------------------------------------------------------------------- players
@@ -217,17 +97,6 @@ async def balances(
         player_id,
     )
     return {row["currency"]: int(row["balance"]) for row in rows}
-
-
-@dataclass(frozen=True, slots=True)
-class LedgerEntry:
-    account: str  # "player" or "house"
-    operator_id: str
-    player_id: str | None
-    currency: str
-    amount: int
-    kind: str
-    reference: str
 
 
 async def record_ledger(connection: asyncpg.Connection, entries: Sequence[LedgerEntry]) -> None:
@@ -486,19 +355,20 @@ async def record_slip(connection: asyncpg.Connection, slip: SlipRecord) -> int:
 
 async def bets_for_payment(
     connection: asyncpg.Connection, bet_ids: Sequence[UUID]
-) -> dict[UUID, asyncpg.Record]:
+) -> dict[UUID, HeldBet]:
     """The bets to pay, with what a settlement must agree with, locked in one order (no
     deadlock between batches)."""
     rows = await connection.fetch(
+        # the columns in HeldBet's order
         "SELECT bet_id, operator_id, player_id, round_id, table_id, bet_type, stake, currency,"
         " status FROM wallet_bets WHERE bet_id = ANY($1::uuid[]) ORDER BY bet_id FOR UPDATE",
         list(bet_ids),
     )
-    return {row["bet_id"]: row for row in rows}
+    return {row[0]: HeldBet._make(row) for row in rows}
 
 
 async def lock_players(
-    connection: asyncpg.Connection, players: Sequence[tuple[str, str]]
+    connection: asyncpg.Connection, store: AsyncpgEventStore, players: Sequence[tuple[str, str]]
 ) -> dict[tuple[str, str], int]:
     """`lock_account` of many (operator, player), no balance: their stream versions, locked
     in order."""
@@ -517,19 +387,15 @@ async def lock_players(
         operators,
         ids,
     )
-    streams = {player_stream(o, p): (o, p) for o, p in ordered}
-    rows = await connection.fetch(
-        "SELECT stream_id, version FROM streams WHERE stream_id = ANY($1::text[])",
-        list(streams),
+    # read once the locks are held: a statement of its own, a snapshot of its own
+    versions = await store.stream_versions(
+        [player_stream(o, p) for o, p in ordered], connection=connection
     )
-    versions = dict.fromkeys(ordered, 0)
-    for row in rows:
-        versions[streams[row["stream_id"]]] = int(row["version"])
-    return versions
+    return {(o, p): versions[player_stream(o, p)] for o, p in ordered}
 
 
 async def credit_balances(
-    connection: asyncpg.Connection, credits: dict[tuple[str, str, str], int]
+    connection: asyncpg.Connection, credits: Mapping[tuple[str, str, str], int]
 ) -> dict[tuple[str, str, str], int]:
     """Add each non-negative amount to its (operator, player, currency) account, creating
     it if new; the new balances."""
@@ -551,17 +417,15 @@ async def credit_balances(
 
 
 async def mark_paid_many(
-    connection: asyncpg.Connection,
-    payments: Sequence[tuple[UUID, str, int]],  # bet id, outcome, returned
-    paid_at: datetime,
+    connection: asyncpg.Connection, payments: Sequence[PaidBet], paid_at: datetime
 ) -> None:
     await connection.execute(
         "UPDATE wallet_bets b SET status = 'paid', outcome = u.outcome, returned = u.returned,"
         " paid_at = $4 FROM unnest($1::uuid[], $2::text[], $3::bigint[])"
         " AS u(bet_id, outcome, returned) WHERE b.bet_id = u.bet_id",
-        [bet_id for bet_id, _, _ in payments],
-        [outcome for _, outcome, _ in payments],
-        [returned for _, _, returned in payments],
+        [paid.bet_id for paid in payments],
+        [paid.outcome for paid in payments],
+        [paid.returned for paid in payments],
         paid_at,
     )
 

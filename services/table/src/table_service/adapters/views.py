@@ -1,0 +1,135 @@
+"""The table state as JSON: what `GET /tables/{id}` answers, Redis `table:<id>` holds and
+the `tables` projection keeps of the configuration. The shapes are TypedDicts, so the HTTP
+edge documents them (`entrypoints.TablePublic`) exactly as they are sent."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+# pydantic reads a TypedDict's fields only from typing_extensions' before Python 3.12
+from typing_extensions import TypedDict
+
+from teenpatti.events.catalog import Limits
+
+from ..domain.state import Round, TableConfig, TableState
+
+
+class StakeLimitView(TypedDict):
+    min: int
+    max: int
+
+
+class ConfigView(TypedDict):
+    name: str
+    betting_seconds: float
+    result_pause_seconds: float
+    limits: dict[str, dict[str, StakeLimitView]]  # currency -> bet type -> limit
+    paytable: dict[str, Any]
+
+
+class DealtCardView(TypedDict):
+    position: str
+    card: str
+
+
+class ResultView(TypedDict):
+    cards: list[str]
+    player_a_hand: str
+    player_b_hand: str
+    winner: str
+    six_card_bonus_hand: str | None
+
+
+class RoundView(TypedDict):
+    round_id: str
+    number: int
+    phase: str
+    opened_at: str
+    betting_closes_at: str | None  # None while paused during betting
+    betting_remaining_seconds: float | None
+    paused: bool
+    pause_reason: str | None
+    paused_by: str | None
+    paused_at: str | None
+    cards: list[DealtCardView]
+    first_card_at: str | None
+    ended_at: str | None
+    result: ResultView | None
+    cancelled_by: str | None
+    cancel_reason: str | None
+
+
+class TableView(TypedDict):
+    table_id: str
+    version: int
+    status: str
+    phase: str
+    closed_reason: str | None
+    config: ConfigView | None
+    round: RoundView | None
+
+
+def state_view(state: TableState) -> TableView:
+    config = state.config
+    return {
+        "table_id": state.table_id,
+        "version": state.version,
+        "status": state.status.value,
+        "phase": state.phase,
+        "closed_reason": state.closed_reason,
+        "config": None if config is None else config_view(config),
+        "round": None if state.round is None else _round_view(state.round),
+    }
+
+
+def config_view(config: TableConfig) -> ConfigView:
+    return {
+        "name": config.name,
+        "betting_seconds": config.betting_seconds,
+        "result_pause_seconds": config.result_pause_seconds,
+        "limits": _limits_view(config.limits),
+        "paytable": config.paytable,
+    }
+
+
+def _limits_view(limits: Limits) -> dict[str, dict[str, StakeLimitView]]:
+    return {
+        currency: {bet: {"min": limit.min, "max": limit.max} for bet, limit in per_bet.items()}
+        for currency, per_bet in limits.items()
+    }
+
+
+def _round_view(r: Round) -> RoundView:
+    return {
+        "round_id": r.round_id,
+        "number": r.number,
+        "phase": r.phase.value,
+        "opened_at": r.opened_at.isoformat(),
+        "betting_closes_at": _iso(r.betting_closes_at),
+        "betting_remaining_seconds": None
+        if r.betting_remaining is None
+        else r.betting_remaining.total_seconds(),
+        "paused": r.paused,
+        "pause_reason": r.pause_reason,
+        "paused_by": r.paused_by,
+        "paused_at": _iso(r.paused_at),
+        "cards": [{"position": position, "card": card} for position, card in r.cards],
+        "first_card_at": _iso(r.first_card_at),
+        "ended_at": _iso(r.ended_at),
+        "result": None
+        if r.result is None
+        else {
+            "cards": list(r.result.cards),
+            "player_a_hand": r.result.player_a_hand,
+            "player_b_hand": r.result.player_b_hand,
+            "winner": r.result.winner,
+            "six_card_bonus_hand": r.result.six_card_bonus_hand,
+        },
+        "cancelled_by": r.cancelled_by,
+        "cancel_reason": r.cancel_reason,
+    }
+
+
+def _iso(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()

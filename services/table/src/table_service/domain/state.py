@@ -1,0 +1,291 @@
+"""The table's state, built from its event stream: its configuration and the round in play.
+
+`evolve(state, event, at)` folds one stored event (with the time it was recorded) into the
+state; `fold` does the same for a run of events, cheaply enough for a full replay.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from enum import StrEnum
+from typing import Any, TypeVar
+from uuid import UUID
+
+from teenpatti.events import Event
+from teenpatti.events.catalog import (
+    BettingClosed,
+    CardDealt,
+    Limits,
+    RoundCancelled,
+    RoundClosed,
+    RoundOpened,
+    RoundPaused,
+    RoundResumed,
+    TableClosed,
+    TableOpened,
+)
+
+SYSTEM_ACTOR = "system"
+# \Z, not $: with `re`, $ also matches before a trailing newline ("T1\n" is not an id)
+TABLE_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}\Z")
+
+
+# ------------------------------------------------------------------------------ ids
+def stream_id_for(table_id: str) -> str:
+    return f"table-{table_id}"
+
+
+def unknown_table_stream_id(table_id: str) -> str:
+    """Where verdicts on scans for a table that was never opened are recorded."""
+    return f"unknown-table-{table_id}"
+
+
+def round_id_for(table_id: str, number: int) -> str:
+    return f"{table_id}-{number:06d}"
+
+
+# ------------------------------------------------------------------------------ state
+class TableStatus(StrEnum):
+    UNKNOWN = "unknown"
+    OPEN = "open"
+    CLOSED = "closed"
+
+
+class RoundPhase(StrEnum):
+    BETTING = "betting"
+    DEALING = "dealing"
+    CLOSED = "closed"
+    CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    name: str
+    betting_seconds: float
+    result_pause_seconds: float
+    limits: Limits
+    paytable: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    cards: tuple[str, ...]
+    player_a_hand: str
+    player_b_hand: str
+    winner: str
+    six_card_bonus_hand: str | None
+
+
+@dataclass(frozen=True)
+class Round:
+    round_id: str
+    number: int
+    phase: RoundPhase
+    opened_at: datetime
+    limits: Limits
+    paytable: dict[str, Any]
+    # None while paused during betting: the clock is stopped, `betting_remaining` holds it
+    betting_closes_at: datetime | None
+    betting_remaining: timedelta | None = None
+    paused: bool = False
+    pause_reason: str | None = None
+    paused_by: str | None = None
+    paused_at: datetime | None = None
+    cards: tuple[tuple[str, str], ...] = ()  # (position, card) in dealing order
+    scan_ids: frozenset[UUID] = frozenset()
+    first_card_at: datetime | None = None
+    ended_at: datetime | None = None
+    result: RoundResult | None = None
+    cancelled_by: str | None = None
+    cancel_reason: str | None = None
+
+    @property
+    def in_play(self) -> bool:
+        return self.phase in (RoundPhase.BETTING, RoundPhase.DEALING)
+
+    @property
+    def started(self) -> bool:
+        """Rules: a round has started once its first card is dealt."""
+        return bool(self.cards)
+
+    @property
+    def dealt_cards(self) -> tuple[str, ...]:
+        return tuple(card for _, card in self.cards)
+
+
+@dataclass(frozen=True)
+class TableState:
+    table_id: str
+    version: int = 0
+    status: TableStatus = TableStatus.UNKNOWN
+    config: TableConfig | None = None
+    round: Round | None = None
+    closed_reason: str | None = None
+
+    @property
+    def phase(self) -> str:
+        """`unknown`, `open` (no round yet), or the current/last round's phase."""
+        if self.status is TableStatus.UNKNOWN:
+            return "unknown"
+        return "open" if self.round is None else self.round.phase.value
+
+    @property
+    def round_in_play(self) -> Round | None:
+        return self.round if self.round is not None and self.round.in_play else None
+
+
+# ------------------------------------------------------------------------------ evolve
+# Each event's effect is written once, as the fields it changes: of the table
+# (`_TABLE_CHANGES`) or of the round in play (`_ROUND_CHANGES`); any other event (CardRefused
+# and anything informational) only moves the version. `evolve` applies one event to copies;
+# `fold` applies a run of them to one private copy of the state and of each round, which is
+# what makes a replay cheap (a copy per round instead of two per event).
+Changes = dict[str, Any]
+
+
+def evolve(state: TableState, event: Event, at: datetime) -> TableState:
+    """The state after `event`, recorded at `at` (the next stream version)."""
+    return fold(state, ((event, at),))
+
+
+def evolve_all(state: TableState, events: Iterable[Event], at: datetime) -> TableState:
+    return fold(state, ((event, at) for event in events))
+
+
+def fold(state: TableState, events: Iterable[tuple[Event, datetime]]) -> TableState:
+    """The state after each `(event, recorded at)` in turn: the same as `evolve` one event
+    at a time. The copies it makes are its own until it returns, so it changes them in place
+    (their `__dict__`: the classes are frozen to everyone else)."""
+    table = _replace(state)
+    fields = table.__dict__
+    own_round: Round | None = None  # the copy of the round this fold may change in place
+    for event, at in events:
+        fields["version"] += 1
+        kind = type(event)
+        round_change = _ROUND_CHANGES.get(kind)
+        if round_change is not None:
+            r = table.round
+            if r is None:  # a stream never holds a round event before RoundOpened
+                continue
+            if r is not own_round:
+                r = own_round = _replace(r)
+                fields["round"] = r
+            r.__dict__.update(round_change(r, event, at))
+        elif (table_change := _TABLE_CHANGES.get(kind)) is not None:
+            fields.update(table_change(table, event, at))
+    return table
+
+
+_T = TypeVar("_T")
+
+
+def _replace(instance: _T, **changes: Any) -> _T:
+    """`dataclasses.replace` for this module's frozen dataclasses (no `__post_init__`, no
+    computed defaults), without its per-call field introspection and `__init__`: a copy of
+    the instance's `__dict__` with the changes."""
+    assert changes.keys() <= instance.__dict__.keys(), f"no such fields: {set(changes)}"
+    copy = object.__new__(type(instance))
+    copy.__dict__.update(instance.__dict__)
+    copy.__dict__.update(changes)
+    return copy
+
+
+def _table_opened(state: TableState, event: TableOpened, at: datetime) -> Changes:
+    config = TableConfig(
+        name=event.name,
+        betting_seconds=event.betting_seconds,
+        result_pause_seconds=event.result_pause_seconds,
+        limits=event.limits,
+        paytable=dict(event.paytable),
+    )
+    return {"status": TableStatus.OPEN, "config": config, "closed_reason": None}
+
+
+def _table_closed(state: TableState, event: TableClosed, at: datetime) -> Changes:
+    return {"status": TableStatus.CLOSED, "closed_reason": event.reason}
+
+
+def _round_opened(state: TableState, event: RoundOpened, at: datetime) -> Changes:
+    opened = Round(
+        round_id=event.round_id,
+        number=event.number,
+        phase=RoundPhase.BETTING,
+        opened_at=event.opened_at,
+        limits=event.limits,
+        paytable=dict(event.paytable),
+        betting_closes_at=event.betting_closes_at,
+    )
+    return {"round": opened}
+
+
+def _betting_closed(r: Round, event: BettingClosed, at: datetime) -> Changes:
+    return {"phase": RoundPhase.DEALING}
+
+
+def _card_dealt(r: Round, event: CardDealt, at: datetime) -> Changes:
+    return {
+        "cards": (*r.cards, (event.position, event.card)),
+        "scan_ids": r.scan_ids | {event.scan_id},
+        "first_card_at": r.first_card_at or at,
+    }
+
+
+def _round_paused(r: Round, event: RoundPaused, at: datetime) -> Changes:
+    remaining = r.betting_remaining
+    if r.phase is RoundPhase.BETTING and r.betting_closes_at is not None:
+        # Rules: pausing during betting stops the betting clock; keep what was left of it.
+        remaining = max(r.betting_closes_at - at, timedelta(0))
+    return {
+        "paused": True,
+        "pause_reason": event.reason,
+        "paused_by": event.actor,
+        "paused_at": at,
+        "betting_remaining": remaining,
+        "betting_closes_at": None if r.phase is RoundPhase.BETTING else r.betting_closes_at,
+    }
+
+
+def _round_resumed(r: Round, event: RoundResumed, at: datetime) -> Changes:
+    resumed: Changes = {"paused": False, "pause_reason": None, "paused_by": None, "paused_at": None}
+    if event.betting_closes_at is not None:
+        resumed |= {"betting_closes_at": event.betting_closes_at, "betting_remaining": None}
+    return resumed
+
+
+def _round_closed(r: Round, event: RoundClosed, at: datetime) -> Changes:
+    result = RoundResult(
+        cards=tuple(event.cards),
+        player_a_hand=event.player_a_hand,
+        player_b_hand=event.player_b_hand,
+        winner=event.winner,
+        six_card_bonus_hand=event.six_card_bonus_hand,
+    )
+    return {"phase": RoundPhase.CLOSED, "ended_at": at, "result": result, "paused": False}
+
+
+def _round_cancelled(r: Round, event: RoundCancelled, at: datetime) -> Changes:
+    return {
+        "phase": RoundPhase.CANCELLED,
+        "ended_at": at,
+        "paused": False,
+        "cancelled_by": event.actor,
+        "cancel_reason": event.reason,
+    }
+
+
+_TABLE_CHANGES: dict[type[Event], Callable[[TableState, Any, datetime], Changes]] = {
+    TableOpened: _table_opened,
+    TableClosed: _table_closed,
+    RoundOpened: _round_opened,
+}
+_ROUND_CHANGES: dict[type[Event], Callable[[Round, Any, datetime], Changes]] = {
+    BettingClosed: _betting_closed,
+    CardDealt: _card_dealt,
+    RoundPaused: _round_paused,
+    RoundResumed: _round_resumed,
+    RoundClosed: _round_closed,
+    RoundCancelled: _round_cancelled,
+}

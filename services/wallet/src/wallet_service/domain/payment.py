@@ -1,0 +1,286 @@
+"""The payment of settled bets, pure: which lines of a batch of settlement parts
+(`BetsSettled`) the wallet pays, and what paying them writes.
+
+Paying takes two steps around the one statement that credits the accounts and answers with
+their new balances (so the balances cost no read of their own):
+
+1. `plan_payment(held, parts)`: each line is checked against the bet the wallet holds. A line
+   for a bet the wallet never took (`UnknownBetError`), or one that does not describe the
+   bet (`BetMismatchError`, paid or not: a forgery is parked for a person to see), is
+   refused, and one refusal fails the whole batch. A line for a bet already paid (a
+   republished settlement), or paid earlier in the batch, is passed over. The plan holds the
+   lines to pay and each account's credit, zero returns included.
+2. `pay(plan, balances)`: from each credited account's balance before the credit, what the
+   payment writes: the ledger's entries, the bets marked paid and, per player, the
+   `BetsPaid` events in the order to append them, `balance_after` running over the lines in
+   the order the settlements came.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import groupby
+from typing import NamedTuple, cast
+from uuid import UUID
+
+from teenpatti.events.catalog import BetSettled, BetsPaid, BetsSettled
+
+from .betting import LedgerEntry, UnknownBetError
+
+Account = tuple[str, str, str]  # operator, player, currency
+Player = tuple[str, str]  # operator, player
+
+PAID = "paid"  # a bet's status once paid ("placed" before)
+
+
+class BetMismatchError(ValueError):
+    """A `BetsSettled` line that does not describe the bet the wallet holds: parked, never
+    paid."""
+
+
+class HeldBet(NamedTuple):
+    """A bet as the wallet holds it when its settlement comes (a tuple: one is made per bet
+    paid, from its row as read)."""
+
+    bet_id: UUID
+    operator_id: str
+    player_id: str
+    round_id: str
+    table_id: str
+    bet_type: str
+    stake: int
+    currency: str
+    status: str  # "placed" or "paid"
+
+
+@dataclass(frozen=True, slots=True)
+class SettlementPart:
+    """A `BetsSettled` as a batch pays it, with the ids of the event that brought it: the
+    cause of the `BetsPaid` and the reference of the ledger entries it leads to."""
+
+    event_id: UUID
+    correlation_id: UUID
+    round_id: str
+    table_id: str
+    lines: Sequence[BetSettled]
+
+
+@dataclass(frozen=True, slots=True)
+class RefusedLine:
+    """A line the wallet does not pay, and why: the error that parks its batch's event."""
+
+    place: int  # its part's place in the batch
+    bet_id: UUID
+    reason: type[UnknownBetError] | type[BetMismatchError]
+    detail: str
+
+    def error(self) -> UnknownBetError | BetMismatchError:
+        return self.reason(self.detail)
+
+
+@dataclass(frozen=True, slots=True)
+class PaymentPlan:
+    """What a batch of settlement parts pays (`plan_payment`)."""
+
+    parts: Sequence[SettlementPart]
+    paying: Sequence[tuple[int, BetSettled]]  # (its part's place, the line), in batch order
+    credits: Mapping[Account, int]  # every paid account, zero included
+    refused: Sequence[RefusedLine]
+    already_paid: Sequence[tuple[int, UUID]]  # (place, bet id) passed over: paid before
+
+    @property
+    def players(self) -> list[Player]:
+        """The players paid, a line each (to lock)."""
+        return [(line.operator_id, line.player_id) for _, line in self.paying]
+
+    def balances_before(self, credited: Mapping[Account, int]) -> dict[Account, int]:
+        """Each account's balance before the credit, from its balance after it."""
+        return {account: credited[account] - amount for account, amount in self.credits.items()}
+
+
+class PaidBet(NamedTuple):
+    """A bet as it is marked paid."""
+
+    bet_id: UUID
+    outcome: str
+    returned: int
+
+
+@dataclass(frozen=True, slots=True)
+class PaidRun:
+    """One player's `BetsPaid` events appended together: consecutive ones of one table and
+    correlation (an append takes one of each), each caused by its settlement part."""
+
+    table_id: str
+    correlation_id: UUID
+    events: tuple[BetsPaid, ...]
+    causation_ids: tuple[UUID, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Payment:
+    """What paying a plan writes (`pay`)."""
+
+    ledger: tuple[LedgerEntry, ...]
+    paid: tuple[PaidBet, ...]
+    runs: Mapping[Player, tuple[PaidRun, ...]]  # each player's, in the order to append
+
+
+def plan_payment(held: Mapping[UUID, HeldBet], parts: Sequence[SettlementPart]) -> PaymentPlan:
+    """Which lines of `parts` (a batch, in order) the wallet pays, given the bets it holds."""
+    paying: list[tuple[int, BetSettled]] = []
+    paying_ids: set[UUID] = set()
+    credits: dict[Account, int] = defaultdict(int)
+    refused: list[RefusedLine] = []
+    already_paid: list[tuple[int, UUID]] = []
+    for place, part in enumerate(parts):
+        for line in part.lines:
+            bet_id = line.bet_id
+            bet = held.get(bet_id)
+            if bet is None:
+                refused.append(
+                    RefusedLine(
+                        place,
+                        bet_id,
+                        UnknownBetError,
+                        f"{BetsSettled.event_type} for bet {bet_id}, which the wallet never took",
+                    )
+                )
+                continue
+            expected = (
+                bet.operator_id,
+                bet.player_id,
+                bet.round_id,
+                bet.bet_type,
+                bet.currency,
+                bet.stake,
+            )
+            told = (
+                line.operator_id,
+                line.player_id,
+                part.round_id,
+                line.bet_type,
+                line.currency,
+                line.stake,
+            )
+            if expected != told:
+                refused.append(
+                    RefusedLine(
+                        place,
+                        bet_id,
+                        BetMismatchError,
+                        f"{BetsSettled.event_type} for bet {bet_id} says {told}, the bet is"
+                        f" {expected}",
+                    )
+                )
+                continue
+            if bet.status == PAID:
+                already_paid.append((place, bet_id))
+                continue
+            if bet_id in paying_ids:
+                continue
+            paying_ids.add(bet_id)
+            paying.append((place, line))
+            credits[(line.operator_id, line.player_id, line.currency)] += line.returned
+    return PaymentPlan(parts, tuple(paying), dict(credits), tuple(refused), tuple(already_paid))
+
+
+def pay(plan: PaymentPlan, balances: Mapping[Account, int]) -> Payment:
+    """What paying `plan` writes, from each credited account's balance before the credit.
+
+    One `BetsPaid` per player and settlement part, its lines in the part's order; the
+    balances run in the order the settlements came (a player's lines of one part are
+    contiguous in it)."""
+    running = {account: balances[account] for account in plan.credits}
+    # a group: a player's lines of one part, keyed by the part's place in the batch
+    groups: dict[tuple[str, str, int], list[dict[str, object]]] = defaultdict(list)
+    for place, line in plan.paying:
+        account = (line.operator_id, line.player_id, line.currency)
+        running[account] += line.returned
+        groups[(line.operator_id, line.player_id, place)].append(
+            {
+                "bet_id": line.bet_id,
+                "currency": line.currency,
+                "amount": line.returned,
+                "outcome": line.outcome,
+                "balance_after": running[account],
+            }
+        )
+    paid: dict[Player, list[tuple[SettlementPart, BetsPaid]]] = defaultdict(list)
+    for (operator_id, player_id, place), lines in groups.items():
+        part = plan.parts[place]
+        paid[(operator_id, player_id)].append(
+            (
+                part,
+                BetsPaid.model_validate(
+                    {
+                        "round_id": part.round_id,
+                        "table_id": part.table_id,
+                        "operator_id": operator_id,
+                        "player_id": player_id,
+                        "bets": lines,
+                    }
+                ),
+            )
+        )
+    runs = {
+        player: tuple(_run(list(run)) for _, run in groupby(events, key=_append_key))
+        for player, events in paid.items()
+    }
+    return Payment(
+        ledger=_return_entries(plan, groups),
+        paid=tuple(PaidBet(line.bet_id, line.outcome, line.returned) for _, line in plan.paying),
+        runs=runs,
+    )
+
+
+def _append_key(item: tuple[SettlementPart, BetsPaid]) -> tuple[str, UUID]:
+    part, _ = item
+    return part.table_id, part.correlation_id
+
+
+def _run(events: list[tuple[SettlementPart, BetsPaid]]) -> PaidRun:
+    first, _ = events[0]
+    return PaidRun(
+        table_id=first.table_id,
+        correlation_id=first.correlation_id,
+        events=tuple(event for _, event in events),
+        causation_ids=tuple(part.event_id for part, _ in events),
+    )
+
+
+def _return_entries(
+    plan: PaymentPlan, groups: dict[tuple[str, str, int], list[dict[str, object]]]
+) -> tuple[LedgerEntry, ...]:
+    """The ledger's two sides of the payments, per settlement part: out of the house, one
+    entry per operator and currency; into each player's account, one per currency. Each
+    names the part as `settlement:<event id>`, which is also the cause of the player's
+    `BetsPaid` that lists the bets. A zero return moves nothing and writes no entry."""
+    house: dict[tuple[int, str, str], int] = defaultdict(int)
+    player: dict[tuple[int, str, str, str], int] = defaultdict(int)
+    for (operator_id, player_id, place), lines in groups.items():
+        for line in lines:
+            amount = cast(int, line["amount"])
+            currency = cast(str, line["currency"])
+            house[(place, operator_id, currency)] += amount
+            player[(place, operator_id, player_id, currency)] += amount
+
+    def reference(place: int) -> str:
+        return f"settlement:{plan.parts[place].event_id}"
+
+    return tuple(
+        [
+            LedgerEntry("house", operator_id, None, currency, -amount, "return", reference(place))
+            for (place, operator_id, currency), amount in house.items()
+            if amount
+        ]
+        + [
+            LedgerEntry(
+                "player", operator_id, player_id, currency, amount, "return", reference(place)
+            )
+            for (place, operator_id, player_id, currency), amount in player.items()
+            if amount
+        ]
+    )

@@ -1,0 +1,380 @@
+"""A service is a declaration (`Service`); the kernel runs it.
+
+A declaration names the service's settings class, its database and migrations, the topic it
+emits to, its HTTP routers, its domain errors and a `wire` function that builds its parts
+once the kernel has opened the pool, the store and (if declared) Redis, and answers with its
+`Wiring`: the subscriptions table `{topic: {EventType: handler}}`, the background tasks and
+the object the routes depend on.
+
+The kernel owns the rest, the same for every service: the lifespan (the schema check, pools,
+topics, the outbox relay, one consumer per subscribed topic, the tasks, a graceful drain),
+`/health` (the process answers) and `/ready` (every dependency reachable, every background
+task alive), problem details at the HTTP edge, and the request-scoped dependencies
+(`teenpatti.kernel.dependencies`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+import asyncpg
+from aiokafka import AIOKafkaProducer
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+from redis.asyncio import Redis
+from starlette.middleware import Middleware
+
+from teenpatti.events.catalog import ALL_TOPICS
+from teenpatti.eventsourcing import (
+    MIGRATIONS as STORE_MIGRATIONS,
+)
+from teenpatti.eventsourcing import (
+    AsyncpgEventStore,
+    KafkaEventConsumer,
+    KafkaOutboxRelay,
+    TopicConfigurationError,
+    ensure_topics,
+    kafka_producer,
+)
+from teenpatti.eventsourcing.consumer import PartitionsCallback
+from teenpatti.http import ApiKeys, ProblemError, install_problem_handlers, problem_response
+from teenpatti.kernel.process import freeze_startup_objects, keep_session
+from teenpatti.kernel.subscriptions import (
+    Handlers,
+    Subscriptions,
+    dispatcher,
+    handled_types,
+    passed_over,
+)
+from teenpatti.migrations import MigrationSet, check
+from teenpatti.settings import InfrastructureSettings
+
+log = logging.getLogger(__name__)
+
+S = TypeVar("S", bound=InfrastructureSettings)
+Task = Callable[[asyncio.Event], Coroutine[Any, Any, None]]
+
+
+@dataclass(frozen=True)
+class Consumption:
+    """How one subscribed topic is consumed, where the defaults do not fit."""
+
+    max_records: int | None = None  # None: the `consumer_max_records` setting
+    gather_ms: int = 0  # how long the broker may hold a fetch for more records to come
+    on_assigned: PartitionsCallback | None = None  # hears which partitions this instance owns
+    on_revoked: PartitionsCallback | None = None
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """How a domain error answers at the HTTP edge: its status, and its problem's code and
+    detail (by default the error's own `code` and `detail`, else its message)."""
+
+    status: int | Callable[[Exception], int]
+    code: str | None = None
+    detail: str | None = None
+
+
+@dataclass
+class Wiring:
+    """What a service's `wire` builds."""
+
+    subscriptions: Subscriptions
+    components: object  # what the routes depend on (`dependencies.provide`)
+    tasks: Mapping[str, Task] = field(default_factory=dict)
+    consumption: Mapping[str, Consumption] = field(default_factory=dict)
+    # more conditions of readiness, by name: each true when ready
+    ready: Mapping[str, Callable[[], bool]] = field(default_factory=dict)
+    # run first when the service stops (before its consumers and tasks are stopped)
+    on_stop: Sequence[Callable[[], Awaitable[None]]] = ()
+
+
+class Kernel(Generic[S]):
+    """One running instance of a service: what `wire` may use."""
+
+    def __init__(self, service: Service[S], settings: S) -> None:
+        self.service = service
+        self.settings = settings
+        self.stopping = asyncio.Event()
+        self._pool: asyncpg.Pool | None = None
+        self._store: AsyncpgEventStore | None = None
+        self._redis: Redis | None = None
+        self._producer: AIOKafkaProducer | None = None
+        self.consumers: list[KafkaEventConsumer] = []
+        self.tasks: dict[str, asyncio.Task[None]] = {}
+
+    @property
+    def pool(self) -> asyncpg.Pool:
+        if self._pool is None:
+            raise RuntimeError(f"{self.service.name} is not started")
+        return self._pool
+
+    @property
+    def store(self) -> AsyncpgEventStore:
+        if self._store is None:
+            raise RuntimeError(f"{self.service.name} is not started")
+        return self._store
+
+    @property
+    def redis(self) -> Redis:
+        if self._redis is None:
+            raise RuntimeError(f"{self.service.name} declares no Redis")
+        return self._redis
+
+    @property
+    def migrations(self) -> list[MigrationSet]:
+        return [STORE_MIGRATIONS, self.service.migrations]
+
+    async def start(self) -> Wiring:
+        settings = self.settings
+        self._pool = await asyncpg.create_pool(
+            settings.postgres_dsn(self.service.database(settings)),
+            min_size=2,
+            max_size=settings.pg_pool_size,
+            reset=keep_session,
+        )
+        async with self._pool.acquire() as connection:
+            await check(
+                connection, self.migrations, command=f"teenpatti migrate {self.service.name}"
+            )
+        self._store = AsyncpgEventStore(self._pool, producer=self.service.name)
+        if self.service.redis is not None:
+            self._redis = self.service.redis(settings)
+        await _ensure_topics(settings)
+        self._producer = kafka_producer(settings.kafka_servers, client_id=self.service.name)
+        await self._producer.start()
+        relay = KafkaOutboxRelay(
+            self._store,
+            self._producer,
+            settings.topic(self.service.emits),
+            name=self.service.name,
+        )
+        self.spawn("relay", relay.run)
+        wiring = await self.service.wire(self)
+        for topic, handlers in wiring.subscriptions.items():
+            self._consume(topic, handlers, wiring.consumption.get(topic, Consumption()))
+        for name, task in wiring.tasks.items():
+            self.spawn(name, task)
+        freeze_startup_objects()
+        return wiring
+
+    def _consume(self, topic: str, handlers: Handlers, tuning: Consumption) -> None:
+        """The consumer group `<service>-<topic's first word>` on `topic`."""
+        settings = self.settings
+        handles = handled_types(handlers)
+        ignored = None if handles is None else passed_over(handles)
+        consumer = KafkaEventConsumer(
+            self.pool,
+            name=settings.topic(f"{self.service.name}-{topic.split('.')[0]}"),
+            topics=[settings.topic(topic)],
+            bootstrap_servers=settings.kafka_servers,
+            handler=dispatcher(handlers),
+            batches=settings.consumer_batches,
+            after_commit=settings.consumer_after_commit,
+            skips=None if ignored is None else lambda e: ignored(e.event_type, e.schema_version),
+            skips_type=ignored,
+            max_records=tuning.max_records or settings.consumer_max_records,
+            gather_ms=tuning.gather_ms,
+            on_assigned=tuning.on_assigned,
+            on_revoked=tuning.on_revoked,
+        )
+        self.consumers.append(consumer)
+        self.spawn(consumer.name, consumer.run)
+
+    def spawn(self, name: str, task: Task) -> None:
+        """Run a loop for the life of the service; if it ends early, /ready says so."""
+        running: asyncio.Task[None] = asyncio.create_task(
+            task(self.stopping), name=f"{self.service.name}-{name}"
+        )
+        running.add_done_callback(self._report_end)
+        self.tasks[name] = running
+
+    def _report_end(self, task: asyncio.Task[None]) -> None:
+        if self.stopping.is_set():
+            return
+        if task.cancelled():
+            log.error("%s stopped: cancelled", task.get_name())
+        else:
+            log.error("%s stopped", task.get_name(), exc_info=task.exception())
+
+    async def stop(self, wiring: Wiring | None) -> None:
+        self.stopping.set()
+        for hook in wiring.on_stop if wiring is not None else ():
+            try:
+                await hook()
+            except Exception:
+                log.exception("%s: a stop hook failed", self.service.name)
+        if self.tasks:
+            _, pending = await asyncio.wait(
+                self.tasks.values(), timeout=self.settings.drain_seconds
+            )
+            for task in pending:
+                task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.gather(*pending, return_exceptions=True)
+        if self._producer is not None:
+            await self._producer.stop()
+        if self._redis is not None:
+            await self._redis.aclose()
+        if self._pool is not None:
+            await self._pool.close()
+
+    async def readiness(self) -> dict[str, str]:
+        """Each dependency and task: "ok" or what is wrong."""
+        checks: dict[str, str] = {}
+        checks["postgres"] = await _probe(self.pool.fetchval("SELECT 1"))
+        producer = self._producer
+        checks["kafka"] = (
+            await _probe(producer.client.fetch_all_metadata())
+            if producer is not None
+            else "not started"
+        )
+        if self._redis is not None:
+            checks["redis"] = await _probe(self._redis.ping())
+        for name, task in self.tasks.items():
+            checks[f"task {name}"] = "ok" if not task.done() else "stopped"
+        return checks
+
+
+PROBE_SECONDS = 2.0
+
+
+async def _probe(check: Awaitable[Any]) -> str:
+    try:
+        async with asyncio.timeout(PROBE_SECONDS):
+            await check
+    except Exception as error:
+        return f"unreachable: {type(error).__name__}"
+    return "ok"
+
+
+async def _ensure_topics(settings: InfrastructureSettings, attempts: int = 20) -> None:
+    """Create the topics and wait until Kafka describes them whole: right after creating a
+    topic, Kafka may describe it with no partitions yet."""
+    for attempt in range(1, attempts + 1):
+        try:
+            await ensure_topics(
+                settings.kafka_servers,
+                [settings.topic(t) for t in ALL_TOPICS],
+                partitions=settings.kafka_partitions,
+                replication_factor=settings.kafka_replication_factor,
+            )
+            return
+        except TopicConfigurationError as error:
+            if attempt == attempts:
+                raise
+            log.info("topics not settled yet (%s); retrying", error)
+            await asyncio.sleep(0.25)
+
+
+class Health(BaseModel):
+    service: str
+    status: str
+
+
+class Readiness(BaseModel):
+    service: str
+    status: str  # "ready"
+    checks: dict[str, str]  # each dependency and task: "ok"
+
+
+@dataclass(frozen=True)
+class Service(Generic[S]):
+    """A service, declared."""
+
+    name: str
+    settings: type[S]
+    database: Callable[[S], str]
+    migrations: MigrationSet
+    emits: str
+    routers: Sequence[APIRouter]
+    wire: Callable[[Kernel[S]], Awaitable[Wiring]]
+    errors: Mapping[type[Exception], int | Refusal] = field(default_factory=dict)
+    redis: Callable[[S], Redis] | None = None
+    middleware: Sequence[Middleware] = ()
+
+    def create_app(self, settings: S | None = None) -> FastAPI:
+        settings = settings if settings is not None else self.settings()
+        service = self
+
+        @asynccontextmanager
+        async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+            kernel = Kernel(service, settings)
+            wiring: Wiring | None = None
+            try:
+                wiring = await kernel.start()
+                app.state.kernel = kernel
+                app.state.components = wiring.components
+                app.state.ready_checks = wiring.ready
+                yield
+            finally:
+                app.state.components = None
+                await kernel.stop(wiring)
+
+        app = FastAPI(
+            title=f"Teen Patti {self.name}", lifespan=lifespan, middleware=list(self.middleware)
+        )
+        app.state.service = self
+        app.state.settings = settings
+        app.state.kernel = None
+        app.state.components = None
+        app.state.api_keys = ApiKeys(settings.api_keys.get_secret_value())
+        install_problem_handlers(app)
+        for error_class, refusal in self.errors.items():
+            app.add_exception_handler(error_class, _refusal_handler(refusal))
+        app.include_router(_probes(self.name))
+        for router in self.routers:
+            app.include_router(router)
+        return app
+
+
+def _refusal_handler(
+    refusal: int | Refusal,
+) -> Callable[[Request, Exception], Awaitable[JSONResponse]]:
+    how = refusal if isinstance(refusal, Refusal) else Refusal(refusal)
+
+    async def refuse(request: Request, error: Exception) -> JSONResponse:
+        status = how.status if isinstance(how.status, int) else how.status(error)
+        code = how.code or getattr(error, "code", None) or type(error).__name__
+        detail = how.detail or getattr(error, "detail", None) or str(error)
+        extra: dict[str, Any] = getattr(error, "extra", None) or {}
+        return problem_response(status, code, detail, request.url.path, **extra)
+
+    return refuse
+
+
+def _probes(name: str) -> APIRouter:
+    router = APIRouter(tags=["probes"])
+
+    @router.get("/health")
+    async def health() -> Health:
+        """Liveness: the process answers."""
+        return Health(service=name, status="ok")
+
+    @router.get(
+        "/ready",
+        responses={503: {"description": "not_ready: a dependency or a task is down (checks)"}},
+    )
+    async def ready(request: Request) -> Readiness:
+        """Readiness: Postgres, Kafka (and Redis) reachable, every background task alive."""
+        kernel: Kernel[Any] | None = request.app.state.kernel
+        if kernel is None:
+            checks = {"service": "starting"}
+        else:
+            checks = await kernel.readiness()
+            for check_name, is_ready in request.app.state.ready_checks.items():
+                checks[check_name] = "ok" if is_ready() else "not yet"
+        failing = {key: value for key, value in checks.items() if value != "ok"}
+        if failing:
+            detail = "; ".join(f"{key}: {value}" for key, value in failing.items())
+            raise ProblemError(503, "not_ready", detail, checks=checks)
+        return Readiness(service=name, status="ready", checks=checks)
+
+    return router

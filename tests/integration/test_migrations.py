@@ -1,0 +1,180 @@
+"""Versioned migrations: the runner, the schema check a service makes at start, and the
+`teenpatti migrate` command, against the real Postgres."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from teenpatti.cli import main
+from teenpatti.eventsourcing import MIGRATIONS as STORE_MIGRATIONS
+from teenpatti.migrations import (
+    MigrationError,
+    MigrationSet,
+    SchemaBehindError,
+    apply,
+    check,
+)
+from teenpatti.settings import InfrastructureSettings
+
+
+def folder(tmp_path: Path, files: dict[str, str]) -> MigrationSet:
+    for name, sql in files.items():
+        (tmp_path / name).write_text(sql)
+    return MigrationSet.from_folder("things", tmp_path)
+
+
+async def test_applied_in_order_once_and_a_second_run_is_a_no_op(
+    pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    things = folder(
+        tmp_path,
+        {
+            "0002_add_colour.sql": "ALTER TABLE things ADD COLUMN colour text;",
+            "0001_things.sql": "CREATE TABLE things (id int PRIMARY KEY);",
+        },
+    )
+    async with pool.acquire() as connection:
+        first = await apply(connection, [STORE_MIGRATIONS, things])
+        second = await apply(connection, [STORE_MIGRATIONS, things])
+        await check(connection, [STORE_MIGRATIONS, things], command="teenpatti migrate")
+        recorded = await connection.fetch(
+            "SELECT component, version, name FROM schema_migrations ORDER BY applied_at, version"
+        )
+    assert [str(m) for m in first] == [
+        "store 0001_event_store",
+        "things 0001_things",
+        "things 0002_add_colour",
+    ]
+    assert second == []
+    assert [tuple(row) for row in recorded] == [
+        ("store", 1, "event_store"),
+        ("things", 1, "things"),
+        ("things", 2, "add_colour"),
+    ]
+
+
+async def test_runners_at_once_apply_each_migration_once(database: str, tmp_path: Path) -> None:
+    things = folder(tmp_path, {"0001_things.sql": "CREATE TABLE things (id int PRIMARY KEY);"})
+    connections = [await asyncpg.connect(database) for _ in range(3)]
+    try:
+        done = await asyncio.gather(
+            *(apply(connection, [STORE_MIGRATIONS, things]) for connection in connections)
+        )
+    finally:
+        for connection in connections:
+            await connection.close()
+    assert sorted(len(applied) for applied in done) == [0, 0, 2]
+
+
+async def test_a_database_one_migration_behind_is_refused_naming_the_command(
+    pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    (tmp_path / "0001_things.sql").write_text("CREATE TABLE things (id int PRIMARY KEY);")
+    async with pool.acquire() as connection:
+        await apply(connection, [STORE_MIGRATIONS, MigrationSet.from_folder("things", tmp_path)])
+        (tmp_path / "0002_more.sql").write_text("ALTER TABLE things ADD COLUMN more text;")
+        behind = MigrationSet.from_folder("things", tmp_path)
+        with pytest.raises(SchemaBehindError, match=r"things 0002_more; run `teenpatti migrate"):
+            await check(connection, [STORE_MIGRATIONS, behind], command="teenpatti migrate")
+
+
+async def test_a_changed_applied_migration_and_a_gap_are_errors(
+    pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    (tmp_path / "0001_things.sql").write_text("CREATE TABLE things (id int PRIMARY KEY);")
+    async with pool.acquire() as connection:
+        await apply(connection, [MigrationSet.from_folder("things", tmp_path)])
+        (tmp_path / "0001_things.sql").write_text("CREATE TABLE things (id bigint PRIMARY KEY);")
+        with pytest.raises(MigrationError, match="changed after it was applied"):
+            await apply(connection, [MigrationSet.from_folder("things", tmp_path)])
+    (tmp_path / "0003_later.sql").write_text("SELECT 1;")
+    with pytest.raises(MigrationError, match="migration 0002 is missing"):
+        MigrationSet.from_folder("things", tmp_path)
+    (tmp_path / "3_badly_named.sql").write_text("SELECT 1;")
+    with pytest.raises(MigrationError, match=r"is not named NNNN_what_it_does\.sql"):
+        MigrationSet.from_folder("things", tmp_path)
+
+
+async def test_a_failing_migration_applies_nothing(pool: asyncpg.Pool, tmp_path: Path) -> None:
+    things = folder(
+        tmp_path,
+        {
+            "0001_things.sql": "CREATE TABLE things (id int PRIMARY KEY);",
+            "0002_broken.sql": "ALTER TABLE nothing ADD COLUMN x int;",
+        },
+    )
+    async with pool.acquire() as connection:
+        with pytest.raises(asyncpg.UndefinedTableError):
+            await apply(connection, [STORE_MIGRATIONS, things])
+        assert await connection.fetchval("SELECT to_regclass('things')") is None
+        assert await connection.fetchval("SELECT to_regclass('schema_migrations')") is None
+
+
+def _service_env(settings: InfrastructureSettings, database_name: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        {
+            "TP_PG_PORT": str(settings.pg_port),
+            "TP_TABLE_DATABASE": database_name,
+            "TP_SCANNER_DATABASE": database_name,
+            "TP_WALLET_DATABASE": database_name,
+            "TP_SETTLEMENT_DATABASE": database_name,
+        }
+    )
+    return env
+
+
+async def test_teenpatti_migrate_twice_in_a_row_is_a_no_op_the_second_time(
+    infrastructure: InfrastructureSettings, database_name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TP_SCANNER_DATABASE", database_name)
+    outputs = []
+    for _ in range(2):
+        out, err = io.StringIO(), io.StringIO()
+        code = await asyncio.to_thread(main, ["migrate", "scanner-gateway"], None, out, err)
+        assert code == 0, err.getvalue()
+        outputs.append(out.getvalue())
+    assert "applied store 0001_event_store" in outputs[0]
+    assert outputs[1] == f"scanner-gateway: {database_name}: up to date\n"
+
+
+def test_teenpatti_migrate_names_an_unknown_service() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["migrate", "croupier"], None, out, err) == 2
+    assert "no service croupier (known: scanner-gateway, settlement, table, wallet)" in (
+        err.getvalue()
+    )
+
+
+async def test_a_service_started_on_a_database_one_migration_behind_exits_with_a_message(
+    infrastructure: InfrastructureSettings, database_name: str, pool: asyncpg.Pool
+) -> None:
+    from scanner_gateway.app import SERVICE
+
+    async with pool.acquire() as connection:
+        await apply(connection, [STORE_MIGRATIONS, SERVICE.migrations])
+        await connection.execute(
+            "DELETE FROM schema_migrations WHERE component = 'scanner-gateway' AND version = 1"
+        )
+    process = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "uvicorn", "scanner_gateway.app:app", "--port", "0"],
+        env=_service_env(infrastructure, database_name),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert process.returncode != 0
+    assert (
+        f"database {database_name} is behind: 1 scanner-gateway migration(s) not applied,"
+        " the first scanner-gateway 0001_devices_and_scans; run"
+        " `teenpatti migrate scanner-gateway`"
+    ) in process.stderr

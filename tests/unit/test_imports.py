@@ -1,0 +1,35 @@
+"""What runs in production imports only the runtime: not numpy (the engine's PAR analysis,
+for the command line), not httpx, not the development tools (`teenpatti_tools`)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+RUNTIME_MODULES = (
+    "table_service.app",
+    "scanner_gateway.app",
+    "wallet_service.app",
+    "settlement_service.app",
+    "teenpatti.engine",
+    "teenpatti.cli",  # `evaluate` and `audit` need no numpy; `par-sheet` imports it itself
+)
+NOT_RUNTIME = ("numpy", "httpx", "teenpatti_tools")
+
+
+@pytest.mark.parametrize("module", RUNTIME_MODULES)
+def test_imports_nothing_but_the_runtime(module: str) -> None:
+    # A fresh interpreter: this one has loaded numpy and the tools for other tests.
+    probe = (
+        f"import {module}, json, sys\n"
+        "top_level = {name.partition('.')[0] for name in sys.modules}\n"
+        f"print(json.dumps(sorted(top_level & {set(NOT_RUNTIME)!r})))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.splitlines()[-1]) == []

@@ -1,0 +1,375 @@
+"""The wallet's payment of settled bets, pure: which lines it pays, passes over or refuses,
+and what paying them writes (no servers)."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+import pytest
+
+from teenpatti.events.catalog import BetPaid, BetSettled, BetsPaid
+from wallet_service.domain.betting import LedgerEntry, UnknownBetError
+from wallet_service.domain.payment import (
+    BetMismatchError,
+    HeldBet,
+    PaidBet,
+    PaidRun,
+    Payment,
+    PaymentPlan,
+    RefusedLine,
+    SettlementPart,
+    pay,
+    plan_payment,
+)
+
+OP_1, OP_2 = "operator-1", "operator-2"
+ROUND, OTHER_ROUND = "T1-000001", "T2-000001"
+SETTLING = UUID(int=0xC0)  # the correlation of the round's settlement
+SETTLING_OTHER = UUID(int=0xC1)
+
+
+def bet(
+    n: int,
+    player_id: str,
+    bet_type: str = "player_a",
+    stake: int = 1_000,
+    *,
+    currency: str = "INR",
+    operator_id: str = OP_1,
+    round_id: str = ROUND,
+    status: str = "placed",
+) -> HeldBet:
+    table_id = "T1" if round_id == ROUND else "T2"
+    return HeldBet(
+        UUID(int=n), operator_id, player_id, round_id, table_id, bet_type, stake, currency, status
+    )
+
+
+def line(held: HeldBet, outcome: str, returned: int, **told: object) -> BetSettled:
+    """The line settling `held`, as told (`told` overrides what it says of the bet)."""
+    fields: dict[str, object] = {
+        "bet_id": held.bet_id,
+        "operator_id": held.operator_id,
+        "player_id": held.player_id,
+        "bet_type": held.bet_type,
+        "stake": held.stake,
+        "currency": held.currency,
+        "outcome": outcome,
+        "returned": returned,
+        "fraction_kept": "0",
+        "odds": None,
+    }
+    return BetSettled.model_validate({**fields, **told})
+
+
+def part(
+    n: int, *lines: BetSettled, round_id: str = ROUND, correlation_id: UUID = SETTLING
+) -> SettlementPart:
+    table_id = "T1" if round_id == ROUND else "T2"
+    return SettlementPart(UUID(int=0xE0 + n), correlation_id, round_id, table_id, lines)
+
+
+def event_id(n: int) -> UUID:
+    return UUID(int=0xE0 + n)
+
+
+def held_bets(*bets: HeldBet) -> dict[UUID, HeldBet]:
+    return {b.bet_id: b for b in bets}
+
+
+def paid(
+    player_id: str,
+    *lines: tuple[HeldBet, str, int, int],
+    operator_id: str = OP_1,
+    round_id: str = ROUND,
+) -> BetsPaid:
+    """A player's `BetsPaid`: (bet, outcome, amount, balance after) per line."""
+    return BetsPaid(
+        round_id=round_id,
+        table_id="T1" if round_id == ROUND else "T2",
+        operator_id=operator_id,
+        player_id=player_id,
+        bets=[
+            BetPaid(
+                bet_id=b.bet_id,
+                currency=b.currency,
+                amount=amount,
+                outcome=outcome,
+                balance_after=after,
+            )
+            for b, outcome, amount, after in lines
+        ],
+    )
+
+
+def returned(
+    account: str,
+    operator_id: str,
+    player_id: str | None,
+    amount: int,
+    n: int,
+    currency: str = "INR",
+) -> LedgerEntry:
+    """A ledger entry of part `n`'s returns."""
+    return LedgerEntry(
+        account, operator_id, player_id, currency, amount, "return", f"settlement:{event_id(n)}"
+    )
+
+
+def test_a_batch_pays_each_player_a_bets_paid_per_part_with_the_balances_running() -> None:
+    a = bet(1, "p1", "player_a", 1_000)
+    tie = bet(2, "p1", "tie", 200)
+    eur = bet(3, "p1", "player_b", 300, currency="EUR")
+    b = bet(4, "p2", "player_b", 500)
+    other = bet(5, "p1", "player_a", 700, operator_id=OP_2)  # operator-2's own p1
+    second = bet(6, "p1", "pair_plus_a", 100)
+    later = bet(7, "p1", "player_a", 400, round_id=OTHER_ROUND)
+    parts = [
+        part(1, line(a, "won", 1_950), line(tie, "lost", 0), line(eur, "won", 600)),
+        part(2, line(b, "won", 1_000), line(other, "push", 700), line(second, "won", 200)),
+        part(3, line(later, "won", 800), round_id=OTHER_ROUND, correlation_id=SETTLING_OTHER),
+    ]
+
+    plan = plan_payment(held_bets(a, tie, eur, b, other, second, later), parts)
+
+    assert plan == PaymentPlan(
+        parts=parts,
+        paying=(
+            (0, parts[0].lines[0]),
+            (0, parts[0].lines[1]),
+            (0, parts[0].lines[2]),
+            (1, parts[1].lines[0]),
+            (1, parts[1].lines[1]),
+            (1, parts[1].lines[2]),
+            (2, parts[2].lines[0]),
+        ),
+        credits={
+            (OP_1, "p1", "INR"): 1_950 + 0 + 200 + 800,
+            (OP_1, "p1", "EUR"): 600,
+            (OP_1, "p2", "INR"): 1_000,
+            (OP_2, "p1", "INR"): 700,
+        },
+        refused=(),
+        already_paid=(),
+    )
+    assert plan.players == [
+        (OP_1, "p1"),
+        (OP_1, "p1"),
+        (OP_1, "p1"),
+        (OP_1, "p2"),
+        (OP_2, "p1"),
+        (OP_1, "p1"),
+        (OP_1, "p1"),
+    ]
+    before = {
+        (OP_1, "p1", "INR"): 3_000,
+        (OP_1, "p1", "EUR"): 0,
+        (OP_1, "p2", "INR"): 4_500,
+        (OP_2, "p1", "INR"): 9_300,
+    }
+    # the credit statement answers with the balances after it
+    after = {account: before[account] + credit for account, credit in plan.credits.items()}
+    assert plan.balances_before(after) == before
+
+    payment = pay(plan, before)
+
+    assert payment == Payment(
+        ledger=(
+            returned("house", OP_1, None, -1_950, 1),
+            returned("house", OP_1, None, -600, 1, "EUR"),
+            returned("house", OP_1, None, -1_000 - 200, 2),
+            returned("house", OP_2, None, -700, 2),
+            returned("house", OP_1, None, -800, 3),
+            returned("player", OP_1, "p1", 1_950, 1),
+            returned("player", OP_1, "p1", 600, 1, "EUR"),
+            returned("player", OP_1, "p2", 1_000, 2),
+            returned("player", OP_2, "p1", 700, 2),
+            returned("player", OP_1, "p1", 200, 2),
+            returned("player", OP_1, "p1", 800, 3),
+        ),
+        paid=(
+            PaidBet(a.bet_id, "won", 1_950),
+            PaidBet(tie.bet_id, "lost", 0),
+            PaidBet(eur.bet_id, "won", 600),
+            PaidBet(b.bet_id, "won", 1_000),
+            PaidBet(other.bet_id, "push", 700),
+            PaidBet(second.bet_id, "won", 200),
+            PaidBet(later.bet_id, "won", 800),
+        ),
+        runs={
+            # one append for the round's two parts, another for the other table's round
+            (OP_1, "p1"): (
+                PaidRun(
+                    table_id="T1",
+                    correlation_id=SETTLING,
+                    events=(
+                        paid(
+                            "p1",
+                            (a, "won", 1_950, 4_950),
+                            (tie, "lost", 0, 4_950),
+                            (eur, "won", 600, 600),
+                        ),
+                        paid("p1", (second, "won", 200, 5_150)),
+                    ),
+                    causation_ids=(event_id(1), event_id(2)),
+                ),
+                PaidRun(
+                    table_id="T2",
+                    correlation_id=SETTLING_OTHER,
+                    events=(paid("p1", (later, "won", 800, 5_950), round_id=OTHER_ROUND),),
+                    causation_ids=(event_id(3),),
+                ),
+            ),
+            (OP_1, "p2"): (
+                PaidRun(
+                    table_id="T1",
+                    correlation_id=SETTLING,
+                    events=(paid("p2", (b, "won", 1_000, 5_500)),),
+                    causation_ids=(event_id(2),),
+                ),
+            ),
+            (OP_2, "p1"): (
+                PaidRun(
+                    table_id="T1",
+                    correlation_id=SETTLING,
+                    events=(paid("p1", (other, "push", 700, 10_000), operator_id=OP_2),),
+                    causation_ids=(event_id(2),),
+                ),
+            ),
+        },
+    )
+    # the players' appends go in the order the batch first pays each
+    assert list(payment.runs) == [(OP_1, "p1"), (OP_1, "p2"), (OP_2, "p1")]
+
+
+def test_a_bet_paid_before_or_earlier_in_the_batch_is_passed_over() -> None:
+    done = bet(1, "p1", status="paid")
+    fresh = bet(2, "p1", "tie", 200)
+    settled_fresh = line(fresh, "won", 1_800)
+    # the part republished under a new event id in the same batch, and a bet paid before
+    parts = [part(1, line(done, "won", 1_950), settled_fresh), part(2, settled_fresh)]
+
+    plan = plan_payment(held_bets(done, fresh), parts)
+
+    assert plan == PaymentPlan(
+        parts=parts,
+        paying=((0, settled_fresh),),
+        credits={(OP_1, "p1", "INR"): 1_800},
+        refused=(),
+        already_paid=((0, done.bet_id),),
+    )
+    assert pay(plan, {(OP_1, "p1", "INR"): 0}) == Payment(
+        ledger=(
+            returned("house", OP_1, None, -1_800, 1),
+            returned("player", OP_1, "p1", 1_800, 1),
+        ),
+        paid=(PaidBet(fresh.bet_id, "won", 1_800),),
+        runs={
+            (OP_1, "p1"): (
+                PaidRun(
+                    table_id="T1",
+                    correlation_id=SETTLING,
+                    events=(paid("p1", (fresh, "won", 1_800, 1_800)),),
+                    causation_ids=(event_id(1),),
+                ),
+            )
+        },
+    )
+
+    # a batch of lines all paid before pays nothing
+    again = plan_payment(held_bets(done), [part(3, line(done, "won", 1_950))])
+    assert (again.paying, again.credits, again.refused) == ((), {}, ())
+    assert again.already_paid == ((0, done.bet_id),)
+
+
+def test_a_line_for_an_unknown_bet_or_not_describing_its_bet_is_refused() -> None:
+    held = bet(1, "p1", "player_a", 1_000)
+    paid_before = bet(2, "p2", "tie", 200, status="paid")
+    good = line(held, "won", 1_950)
+    forged = line(held, "won", 9_000, stake=5_000)
+    forged_paid = line(paid_before, "won", 9_000, player_id="p3")
+    unknown = line(bet(3, "p1"), "won", 1_950)
+    wrong_round = line(held, "won", 1_950)
+    parts = [
+        part(1, good, forged),
+        part(2, forged_paid, unknown),
+        part(3, wrong_round, round_id=OTHER_ROUND, correlation_id=SETTLING_OTHER),
+    ]
+
+    plan = plan_payment(held_bets(held, paid_before), parts)
+
+    said = f"BetsSettled for bet {held.bet_id} says"
+    assert plan.refused == (
+        RefusedLine(
+            0,
+            held.bet_id,
+            BetMismatchError,
+            f"{said} ('operator-1', 'p1', 'T1-000001', 'player_a', 'INR', 5000), the bet is"
+            " ('operator-1', 'p1', 'T1-000001', 'player_a', 'INR', 1000)",
+        ),
+        RefusedLine(
+            1,
+            paid_before.bet_id,
+            BetMismatchError,
+            f"BetsSettled for bet {paid_before.bet_id} says"
+            " ('operator-1', 'p3', 'T1-000001', 'tie', 'INR', 200), the bet is"
+            " ('operator-1', 'p2', 'T1-000001', 'tie', 'INR', 200)",
+        ),
+        RefusedLine(
+            1,
+            UUID(int=3),
+            UnknownBetError,
+            f"BetsSettled for bet {UUID(int=3)}, which the wallet never took",
+        ),
+        RefusedLine(
+            2,
+            held.bet_id,
+            BetMismatchError,
+            f"{said} ('operator-1', 'p1', 'T2-000001', 'player_a', 'INR', 1000), the bet is"
+            " ('operator-1', 'p1', 'T1-000001', 'player_a', 'INR', 1000)",
+        ),
+    )
+    assert plan.paying == ((0, good),)  # what the batch would pay, were it not refused
+    assert plan.already_paid == ()
+    first = plan.refused[0].error()
+    assert isinstance(first, BetMismatchError)
+    with pytest.raises(UnknownBetError, match="never took"):
+        raise plan.refused[2].error()
+
+
+def test_zero_returns_are_paid_and_marked_but_move_no_money() -> None:
+    a = bet(1, "p1", "player_a", 1_000)
+    tie = bet(2, "p1", "tie", 200)
+    b = bet(3, "p2", "player_b", 500)
+    parts = [part(1, line(a, "lost", 0), line(tie, "lost", 0), line(b, "lost", 0))]
+
+    plan = plan_payment(held_bets(a, tie, b), parts)
+
+    # zero credits still name the accounts: the credit statement opens any that are missing
+    assert plan.credits == {(OP_1, "p1", "INR"): 0, (OP_1, "p2", "INR"): 0}
+    assert pay(plan, {(OP_1, "p1", "INR"): 3_800, (OP_1, "p2", "INR"): 0}) == Payment(
+        ledger=(),
+        paid=(
+            PaidBet(a.bet_id, "lost", 0),
+            PaidBet(tie.bet_id, "lost", 0),
+            PaidBet(b.bet_id, "lost", 0),
+        ),
+        runs={
+            (OP_1, "p1"): (
+                PaidRun(
+                    table_id="T1",
+                    correlation_id=SETTLING,
+                    events=(paid("p1", (a, "lost", 0, 3_800), (tie, "lost", 0, 3_800)),),
+                    causation_ids=(event_id(1),),
+                ),
+            ),
+            (OP_1, "p2"): (
+                PaidRun(
+                    table_id="T1",
+                    correlation_id=SETTLING,
+                    events=(paid("p2", (b, "lost", 0, 0)),),
+                    causation_ids=(event_id(1),),
+                ),
+            ),
+        },
+    )

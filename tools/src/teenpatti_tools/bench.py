@@ -1,0 +1,115 @@
+"""What the end-to-end benchmarks share: a fresh system to measure, and how figures are kept.
+
+`fresh_system()` starts the four services as processes on the local stack, each with a
+fresh database and a fresh topic prefix, and removes them afterwards. A benchmark returns
+`Figure`s: the measured value, the raw limit measured in the same run, and the goal.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import asdict, dataclass
+
+from teenpatti.settings import InfrastructureSettings
+from teenpatti_tools.devrun import ServiceProcesses, isolated_system
+
+
+@dataclass(frozen=True)
+class Figure:
+    benchmark: str  # "bet intake", "settlement", ...
+    measure: str  # what was measured, with its conditions
+    value: float
+    unit: str  # "bets/s", "ms", "events/s", "tables"
+    baseline: str  # the raw limit measured in the same run
+    baseline_value: float
+    goal: str  # the issue's goal, in words
+    met: bool
+    bound_by: str = ""  # what the profile says limits it
+
+    @property
+    def ratio(self) -> float:
+        return self.value / self.baseline_value if self.baseline_value else 0.0
+
+    def as_dict(self) -> dict[str, object]:
+        return {**asdict(self), "ratio": self.ratio}
+
+
+def percentile(samples: list[float], p: float) -> float:
+    """The p-th percentile (0-100) by the nearest-rank method."""
+    ordered = sorted(samples)
+    rank = max(1, min(len(ordered), round(p / 100 * len(ordered) + 0.5)))
+    return ordered[rank - 1]
+
+
+def median(samples: list[float]) -> float:
+    return statistics.median(samples)
+
+
+@dataclass(frozen=True)
+class System:
+    processes: ServiceProcesses
+    settings: InfrastructureSettings  # with the system's topic prefix
+    databases: dict[str, str]  # service -> database name
+
+    def url(self, service: str) -> str:
+        return next(s.url for s in self.processes.services if s.name == service)
+
+
+@asynccontextmanager
+async def fresh_system(
+    base_port: int = 18101, extra_env: dict[str, str] | None = None
+) -> AsyncIterator[System]:
+    async with isolated_system(
+        InfrastructureSettings(), label="bench", base_port=base_port, extra_env=extra_env
+    ) as system:
+        yield System(system.processes, system.settings, dict(system.databases))
+
+
+def cpu_seconds(system: System) -> dict[str, float]:
+    """CPU time (user + system) used so far by each service's process, by Postgres (all its
+    processes, other databases' too), by the Kafka broker, and by the whole machine (the
+    load generator too), from Linux's /proc. Subtract two readings for a span's use. Also
+    `postgres:<service>`: the backends connected to that service's database (a backend
+    that ends meanwhile takes its share with it: the services keep theirs in pools)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    by_database = {database: service for service, database in system.databases.items()}
+    used: dict[str, float] = {"postgres": 0.0, "kafka": 0.0}
+    for name, process in system.processes.processes.items():
+        used[name] = _process_cpu(process.pid, tick)
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/comm") as comm:
+                program = comm.read().strip()
+            with open(f"/proc/{entry.name}/cmdline", "rb") as cmdline:
+                command = cmdline.read()
+        except OSError:
+            continue  # gone meanwhile
+        if program == "postgres":
+            cpu = _process_cpu(int(entry.name), tick)
+            used["postgres"] += cpu
+            # a backend's title: "postgres: <user> <database> <client> <state>"
+            title = command.split(b"\0")[0].split()
+            if len(title) > 2 and title[2].decode() in by_database:
+                service = f"postgres:{by_database[title[2].decode()]}"
+                used[service] = used.get(service, 0.0) + cpu
+        elif program == "java" and b"kafka.Kafka" in command:
+            used["kafka"] += _process_cpu(int(entry.name), tick)
+    with open("/proc/stat") as stat:
+        fields = [int(field) for field in stat.readline().split()[1:]]
+    # user nice system idle iowait irq softirq steal: all but idle and iowait are busy
+    used["machine"] = (sum(fields[:8]) - fields[3] - fields[4]) / tick
+    return used
+
+
+def _process_cpu(pid: int, tick: int) -> float:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / tick  # utime, stime

@@ -1,0 +1,236 @@
+"""The end checks of a chaos run, made once everything is healthy again and the tables are
+closed. Each finds `Violation`s; a run passes with none.
+
+- money: every account's balance is its deposits minus stakes plus returns, and players and
+  house together hold what was deposited;
+- bets: every bet the wallet accepted (answered 201) is in its player's history, settled and
+  paid; no other bet is there (the audit adds: settled once, paid once, right amount);
+- rounds, stores, Kafka: `teenpatti audit --kafka` over the run's four stores finds nothing,
+  and nothing is left in progress (every round closed, settled and paid, or cancelled and
+  refunded; every stored event on its topic);
+- consumers: every event on a consumer group's topics is in its `processed_events` (handled
+  once: the primary key), and none was parked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+from uuid import UUID
+
+import asyncpg
+
+from teenpatti.audit.checks import Scope
+from teenpatti.audit.runner import STORE_TOPICS, Report, StoreSpec, read_topic, run_audit
+from teenpatti.events.catalog import (
+    SCANNER_EVENTS,
+    SETTLEMENT_EVENTS,
+    TABLE_EVENTS,
+    WALLET_EVENTS,
+)
+from teenpatti.settings import InfrastructureSettings
+from teenpatti_tools.simulator import CURRENCY, DEPOSIT, Studio
+
+# every consumer group: (service, its input topic, the store it writes to, the event types
+# it must have applied: None for every type). The system's path as this check expects it,
+# written apart from the services' subscription tables that it checks.
+CONSUMERS: tuple[tuple[str, str, str, frozenset[str] | None], ...] = (
+    ("table", SCANNER_EVENTS, "table", frozenset({"CardScanned"})),
+    ("table", TABLE_EVENTS, "table", None),
+    ("scanner-gateway", TABLE_EVENTS, "scanner", frozenset({"CardDealt", "CardRefused"})),
+    (
+        "settlement",
+        TABLE_EVENTS,
+        "settlement",
+        frozenset({"RoundOpened", "RoundClosed", "RoundCancelled"}),
+    ),
+    ("settlement", WALLET_EVENTS, "settlement", frozenset({"BetsPlaced", "BetBookClosed"})),
+    (
+        "wallet",
+        TABLE_EVENTS,
+        "wallet",
+        frozenset(
+            {
+                "RoundOpened",
+                "BettingClosed",
+                "RoundCancelled",
+                "RoundClosed",
+                "RoundPaused",
+                "RoundResumed",
+            }
+        ),
+    ),
+    ("wallet", SETTLEMENT_EVENTS, "wallet", frozenset({"BetsSettled"})),
+)
+KAFKA_TIMEOUT = 120.0
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    check: str  # money, bets, audit, consumers
+    subject: str
+    detail: str
+
+    def __str__(self) -> str:
+        return f"[{self.check}] {self.subject}: {self.detail}"
+
+
+@dataclass(slots=True)
+class Money:
+    """What the wallet holds for the run's players, in minor units."""
+
+    deposits: int = 0
+    balances: int = 0
+    stakes: int = 0
+    returns: int = 0
+    bets: int = 0
+    violations: list[Violation] = field(default_factory=list)
+
+
+async def check_money(studio: Studio) -> Money:
+    money = Money()
+    accepted = studio.ledger.accepted
+    seen: set[str] = set()
+    for player in studio.players:
+        subject = f"account {player.operator_id}:{player.player_id}"
+        balances = await studio.call(
+            "GET",
+            "wallet",
+            f"/players/{player.player_id}/balances",
+            headers={"X-Api-Key": player.key},
+        )
+        balance = int(balances.json().get(CURRENCY, 0))
+        stakes = returns = 0
+        for bet in await studio.player_bets(player):
+            seen.add(bet["bet_id"])
+            stakes += int(bet["stake"])
+            returns += int(bet["returned"] or 0)
+            if bet["bet_id"] not in accepted:
+                money.violations.append(
+                    Violation("bets", f"bet {bet['bet_id']}", "in the wallet, never accepted")
+                )
+            elif bet["status"] != "paid" or bet["returned"] is None:
+                money.violations.append(
+                    Violation("bets", f"bet {bet['bet_id']}", f"{bet['status']}, not paid")
+                )
+        expected = DEPOSIT - stakes + returns
+        if balance != expected:
+            money.violations.append(
+                Violation(
+                    "money",
+                    subject,
+                    f"balance {balance:,}; deposits - stakes + returns {expected:,}",
+                )
+            )
+        money.deposits += DEPOSIT
+        money.balances += balance
+        money.stakes += stakes
+        money.returns += returns
+    for bet_id in sorted(set(accepted) - seen):
+        money.violations.append(
+            Violation("bets", f"bet {bet_id}", "accepted (201), missing from the wallet")
+        )
+    money.bets = len(seen)
+    house = money.stakes - money.returns
+    if money.balances + house != money.deposits:
+        money.violations.append(
+            Violation(
+                "money",
+                "all accounts",
+                f"players {money.balances:,} + house {house:,} != deposits {money.deposits:,}",
+            )
+        )
+    return money
+
+
+async def audit(settings: InfrastructureSettings, databases: Mapping[str, str]) -> Report:
+    """`teenpatti audit --kafka` over the run's stores, every round due (no grace)."""
+    stores = [
+        StoreSpec(name, settings.postgres_dsn(databases[name]), settings.topic(topic))
+        for name, topic in STORE_TOPICS.items()
+    ]
+    return await run_audit(
+        stores,
+        Scope(),
+        settle_grace=timedelta(0),
+        kafka_servers=settings.kafka_servers,
+        kafka_timeout=KAFKA_TIMEOUT,
+    )
+
+
+def audit_violations(report: Report) -> list[Violation]:
+    found = [
+        Violation("audit", f.subject, f"{f.check}/{f.code}: {f.detail}") for f in report.findings
+    ]
+    out = report.outcome
+    if out.rounds_in_progress or out.bets_in_progress:
+        found.append(
+            Violation(
+                "audit",
+                "in progress",
+                f"{out.rounds_in_progress} rounds and {out.bets_in_progress} bets unfinished",
+            )
+        )
+    for store in report.stores:
+        if store.kafka_pending:
+            found.append(
+                Violation("audit", f"store {store.name}", f"{store.kafka_pending} not on Kafka")
+            )
+    return found
+
+
+@dataclass(slots=True)
+class Consumed:
+    events: int = 0  # event deliveries due (events on the topics, per consumer group)
+    parked: int = 0
+    violations: list[Violation] = field(default_factory=list)
+
+
+async def check_consumers(
+    settings: InfrastructureSettings, databases: Mapping[str, str]
+) -> Consumed:
+    consumed = Consumed()
+    topics: dict[str, dict[UUID, dict[str, Any]]] = {}
+    for _, topic, _, _ in CONSUMERS:
+        if topic not in topics:
+            topics[topic] = await read_topic(
+                settings.kafka_servers, settings.topic(topic), KAFKA_TIMEOUT
+            )
+    for service, topic, store, acts_on in CONSUMERS:
+        # the kernel's name for the group: <service>-<the topic's first word>
+        group = settings.topic(f"{service}-{topic.split('.')[0]}")
+        # what the group must have applied: the events of the types it acts on
+        due = {
+            event_id
+            for event_id, record in topics[topic].items()
+            if acts_on is None or record.get("event_type") in acts_on
+        }
+        connection = await asyncpg.connect(settings.postgres_dsn(databases[store]))
+        try:
+            processed = {
+                row[0]
+                for row in await connection.fetch(
+                    "SELECT event_id FROM processed_events WHERE consumer = $1", group
+                )
+            }
+            parked = await connection.fetchval(
+                "SELECT count(*) FROM parked_events WHERE consumer = $1", group
+            )
+        finally:
+            await connection.close()
+        consumed.events += len(due)
+        consumed.parked += parked
+        missing = due - processed
+        if missing:
+            consumed.violations.append(
+                Violation(
+                    "consumers",
+                    group,
+                    f"{len(missing)} events never applied, e.g. {sorted(missing)[0]}",
+                )
+            )
+        if parked:
+            consumed.violations.append(Violation("consumers", group, f"{parked} events parked"))
+    return consumed

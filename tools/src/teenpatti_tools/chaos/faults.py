@@ -1,0 +1,113 @@
+"""Carries out a fault schedule on a running system: SIGKILL a service instance or a part of
+the local stack, leave it down for a while, restart it, wait until it answers again."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from teenpatti_tools.chaos.plan import INFRASTRUCTURE, Fault
+from teenpatti_tools.devrun import Service, ServiceProcesses
+
+STACK = Path("deploy/local/stack.sh")
+
+
+class FaultError(RuntimeError):
+    """A fault could not be injected or repaired (the stack script failed)."""
+
+
+@dataclass
+class Injected:
+    """What was done: kills by kind, and service instances that died without being killed."""
+
+    kills: Counter[str] = field(default_factory=Counter)
+    log: list[str] = field(default_factory=list)
+    unexpected_exits: list[str] = field(default_factory=list)
+
+
+class Faults:
+    def __init__(
+        self,
+        processes: ServiceProcesses,
+        *,
+        stack: Path = STACK,
+        print_line: Callable[[str], None] = print,
+    ) -> None:
+        if not stack.is_file():
+            raise FaultError(f"{stack} not found: run from the repository's root")
+        self._processes = processes
+        self._stack = stack
+        self._print = print_line
+        self.injected = Injected()
+
+    async def run(self, faults: Iterator[Fault], *, until: float, at_least: int = 0) -> None:
+        """Inject `faults` one after the other until the loop time `until`, and at least
+        `at_least` of them however long that takes."""
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        for count, fault in enumerate(faults):
+            if count >= at_least and loop.time() + fault.after >= until:
+                await asyncio.sleep(max(0.0, until - loop.time()))
+                return
+            await asyncio.sleep(fault.after)
+            line = f"+{loop.time() - started:6.1f}s  SIGKILL {fault.target}, down {fault.down:.1f}s"
+            await self.kill(fault.target)
+            await asyncio.sleep(fault.down)
+            seconds = await self.restart(fault.target)
+            self.injected.kills[fault.kind] += 1
+            self.injected.log.append(f"{line}, back in {seconds:.1f}s")
+            self._print(self.injected.log[-1])
+            await self.heal()
+
+    async def kill(self, target: str) -> None:
+        if target in INFRASTRUCTURE:
+            await self._stack_command("kill", target)
+            return
+        self._processes.kill(target)
+        await self._processes.processes[target].wait()
+
+    async def restart(self, target: str) -> float:
+        """Start `target` again; return how long it took to answer."""
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        if target in INFRASTRUCTURE:
+            await self._stack_command("up", target)
+        else:
+            await self._processes.start(self._service(target))
+        return loop.time() - started
+
+    async def heal(self) -> None:
+        """Everything up again: the stack, and any service instance that exited by itself
+        (recorded: no service may die of a fault elsewhere)."""
+        await self._stack_command("up", *INFRASTRUCTURE)
+        for service in self._processes.services:
+            process = self._processes.processes[service.name]
+            if process.returncode is not None:
+                self.injected.unexpected_exits.append(
+                    f"{service.name} exited with status {process.returncode}"
+                )
+                self._print(f"  {service.name} had exited by itself; restarting it")
+                await self._processes.start(service)
+
+    def _service(self, name: str) -> Service:
+        return next(s for s in self._processes.services if s.name == name)
+
+    async def _stack_command(self, *args: str) -> None:
+        process = await asyncio.create_subprocess_exec(
+            "bash",
+            str(self._stack),
+            *args,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            env=os.environ.copy(),
+        )
+        output, _ = await process.communicate()
+        if process.returncode != 0:
+            raise FaultError(
+                f"stack.sh {' '.join(args)} failed ({process.returncode}):"
+                f" {output.decode(errors='replace').strip()[-500:]}"
+            )

@@ -1,0 +1,369 @@
+"""`make run`: the four services beside the local stack, driven by a simulated studio.
+
+    make run                                  # 3 tables, 12 players, until Ctrl-C
+    make run ARGS="--tables 5 --players 40"   # or: uv run python -m teenpatti_tools.devrun --help
+
+Each service runs under uvicorn on its own port (its log goes to .local/logs/<service>.log).
+A simulated supervisor opens the tables, dealers scan shuffled decks, and players of two
+operators bet through the operator API; every finished round is printed. Ctrl-C (or
+`--rounds N`) stops the simulation, prints a summary with the money conservation check, and
+stops the services.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import random
+import signal
+import socket
+import sys
+import time
+import urllib.request
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from uuid import uuid4
+
+import asyncpg
+from aiokafka.admin import AIOKafkaAdminClient
+
+from teenpatti.migrations import declared_services, migrate_service
+from teenpatti.settings import InfrastructureSettings
+from teenpatti_tools.databases import drop_database
+from teenpatti_tools.simulator import Endpoints, Studio, money
+
+
+@dataclass(frozen=True)
+class Service:
+    name: str  # the instance: "wallet", or "wallet-2" when there are several
+    app: str
+    port: int
+    kind: str  # the service: "table", "scanner-gateway", "wallet", "settlement"
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+APPS = {
+    "table": "table_service.app:app",
+    "scanner-gateway": "scanner_gateway.app:app",
+    "wallet": "wallet_service.app:app",
+    "settlement": "settlement_service.app:app",
+}
+
+
+def services(base_port: int = 8101, instances: int = 1) -> tuple[Service, ...]:
+    """Every instance of every service: ports base..base+3, then base+10.., base+20.."""
+    return tuple(
+        Service(kind if instances == 1 else f"{kind}-{n + 1}", app, base_port + 10 * n + k, kind)
+        for n in range(instances)
+        for k, (kind, app) in enumerate(APPS.items())
+    )
+
+
+def endpoints(running: tuple[Service, ...]) -> Endpoints:
+    urls: dict[str, list[str]] = {}
+    for service in running:
+        urls.setdefault(service.kind, []).append(service.url)
+    return Endpoints(urls)
+
+
+def _healthy(service: Service) -> bool:
+    try:
+        with urllib.request.urlopen(f"{service.url}/health", timeout=1) as response:
+            return bool(response.status == 200)
+    except OSError:
+        return False
+
+
+class ServiceProcesses:
+    """The four services as child processes; `async with` starts them and stops them."""
+
+    def __init__(
+        self,
+        running: tuple[Service, ...],
+        *,
+        env: Mapping[str, str] | None = None,
+        log_dir: Path,
+    ) -> None:
+        self.services = running
+        self._env = {**os.environ, **(env or {})}
+        self._log_dir = log_dir
+        self.processes: dict[str, asyncio.subprocess.Process] = {}
+
+    async def start(self, service: Service) -> None:
+        self._log_dir.mkdir(parents=True, exist_ok=True)
+        log = (self._log_dir / f"{service.name}.log").open("ab")
+        self.processes[service.name] = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "uvicorn",
+            service.app,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(service.port),
+            "--no-access-log",
+            env=self._env,
+            start_new_session=True,  # Ctrl-C reaches the simulation, which stops them in order
+            stdout=log,
+            stderr=log,
+        )
+        log.close()
+        await self.wait_healthy(service)
+
+    async def wait_healthy(self, service: Service, seconds: float = 60) -> None:
+        process = self.processes[service.name]
+        deadline = time.monotonic() + seconds
+        while not await asyncio.to_thread(_healthy, service):
+            if process.returncode is not None:
+                raise RuntimeError(
+                    f"{service.name} exited with status {process.returncode};"
+                    f" read {self._log_dir / (service.name + '.log')}"
+                )
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{service.name} did not answer {service.url}/health")
+            await asyncio.sleep(0.2)
+
+    def kill(self, name: str) -> None:
+        """SIGKILL one service (fault tests)."""
+        self.processes[name].kill()
+
+    async def stop(self, name: str | None = None) -> None:
+        chosen = [name] if name else list(self.processes)
+        for key in chosen:
+            process = self.processes[key]
+            if process.returncode is None:
+                process.terminate()
+        for key in chosen:
+            process = self.processes[key]
+            try:
+                await asyncio.wait_for(process.wait(), timeout=20)
+            except TimeoutError:
+                process.kill()
+                await process.wait()
+
+    async def __aenter__(self) -> ServiceProcesses:
+        try:
+            await asyncio.gather(*(self.start(service) for service in self.services))
+        except BaseException:
+            await self.stop()
+            raise
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.stop()
+
+
+DATABASES = ("table", "scanner", "wallet", "settlement")
+SERVICE_OF_DATABASE = {
+    "table": "table",
+    "scanner": "scanner-gateway",
+    "wallet": "wallet",
+    "settlement": "settlement",
+}
+
+
+def free_base_port(instances: int = 1) -> int:
+    """A base port whose service ports are all free, below the kernel's ephemeral range
+    (32768-60999), where no outgoing connection can take one before the services start."""
+    while True:
+        base = random.randrange(20_000, 32_000 - 10 * instances)
+        if all(_port_free(s.port) for s in services(base, instances)):
+            return base
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+@dataclass(frozen=True)
+class IsolatedSystem:
+    processes: ServiceProcesses
+    settings: InfrastructureSettings  # with the system's own topic prefix
+    databases: Mapping[str, str]  # "table", "scanner", "wallet", "settlement" -> database
+
+
+@asynccontextmanager
+async def isolated_system(
+    infrastructure: InfrastructureSettings,
+    *,
+    label: str,
+    base_port: int,
+    instances: int = 1,
+    extra_env: Mapping[str, str] | None = None,
+    keep: Callable[[], bool] = lambda: False,
+) -> AsyncIterator[IsolatedSystem]:
+    """`instances` of each service as processes, on databases and Kafka topics of their own
+    (named `<label>_<service>_<suffix>` and `<label><suffix>.`), removed afterwards unless
+    `keep()` says otherwise (to audit a failed run)."""
+    suffix = uuid4().hex[:8]
+    names = {db: f"{label}_{db}_{suffix}" for db in DATABASES}
+    prefix = f"{label}{suffix}."
+    admin = await asyncpg.connect(infrastructure.postgres_dsn("postgres"))
+    try:
+        for name in names.values():
+            await admin.execute(f"CREATE DATABASE {name}")
+    finally:
+        await admin.close()
+    declared = declared_services()
+    for db, name in names.items():
+        service = declared[SERVICE_OF_DATABASE[db]]()
+        await migrate_service(service, infrastructure, dsn=infrastructure.postgres_dsn(name))
+    env = {
+        "TP_PG_HOST": infrastructure.pg_host,
+        "TP_PG_PORT": str(infrastructure.pg_port),
+        "TP_KAFKA_BOOTSTRAP": infrastructure.kafka_servers,
+        "TP_REDIS_HOST": infrastructure.redis_host,
+        "TP_REDIS_PORT": str(infrastructure.redis_port),
+        "TP_TOPIC_PREFIX": prefix,
+        **{f"TP_{db.upper()}_DATABASE": name for db, name in names.items()},
+        **(extra_env or {}),
+    }
+    log_dir = Path(os.environ.get("TP_HOME", ".local")) / "logs" / f"{label}-{suffix}"
+    async with ServiceProcesses(
+        services(base_port, instances), env=env, log_dir=log_dir
+    ) as processes:
+        yield IsolatedSystem(
+            processes, infrastructure.model_copy(update={"topic_prefix": prefix}), names
+        )
+    if keep():
+        return
+    # a new connection: the system's run may have restarted Postgres since the first one
+    admin = await asyncpg.connect(infrastructure.postgres_dsn("postgres"))
+    try:
+        for name in names.values():
+            await drop_database(admin, name)
+    finally:
+        await admin.close()
+    await delete_topics(infrastructure.kafka_servers, prefix)
+
+
+async def delete_topics(bootstrap_servers: str, prefix: str) -> None:
+    """Delete every topic whose name starts with `prefix`."""
+    kafka = AIOKafkaAdminClient(bootstrap_servers=bootstrap_servers)
+    await kafka.start()
+    try:
+        doomed = [t for t in await kafka.list_topics() if t.startswith(prefix)]
+        if doomed:
+            await kafka.delete_topics(doomed)
+    finally:
+        await kafka.close()
+
+
+async def simulate(args: argparse.Namespace, stop: asyncio.Event) -> int:
+    settings = InfrastructureSettings()
+    running = services(args.base_port, args.instances)
+    log_dir = Path(os.environ.get("TP_HOME", ".local")) / "logs"
+    print(f"starting the services (logs in {log_dir}/<service>.log)", flush=True)
+    async with ServiceProcesses(running, log_dir=log_dir):
+        for service in running:
+            print(f"  {service.name:>15}: {service.url}  (API docs {service.url}/docs)")
+        print(
+            f"  stack: Postgres :{settings.pg_port}, Kafka {settings.kafka_servers},"
+            f" Redis :{settings.redis_port}\n",
+            flush=True,
+        )
+        studio = Studio(
+            endpoints(running),
+            tables=args.tables,
+            players=args.players,
+            betting_seconds=args.betting_seconds,
+            seed=args.seed,
+            print_line=lambda line: print(line, flush=True),
+        )
+        try:
+            await studio.open_tables()
+            await studio.fund_players()
+            print(
+                f"{args.tables} tables open, {args.players} players funded with"
+                f" {money(5_000_000)} INR each; Ctrl-C stops\n",
+                flush=True,
+            )
+            tasks = [
+                asyncio.create_task(studio.run_table(table_id, stop))
+                for table_id in studio.table_ids
+            ]
+            while not stop.is_set():
+                if args.rounds and studio.ledger.rounds >= args.rounds:
+                    stop.set()
+                for task in tasks:
+                    if task.done() and task.exception() is not None:
+                        raise task.exception()  # type: ignore[misc]
+                await asyncio.sleep(0.2)
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await asyncio.sleep(2.0)  # let the last settlements be paid
+            problems, figures = await studio.conservation()
+        finally:
+            await studio.close()
+    ledger = studio.ledger
+    print("\nsummary")
+    print(f"  rounds closed {ledger.rounds}, cancelled {ledger.cancelled}")
+    print(f"  bets placed {ledger.bets}, slips refused {ledger.refused_slips}")
+    print(
+        f"  misreads re-scanned {ledger.misreads},"
+        f" duplicate reads absorbed {ledger.duplicate_reads}"
+    )
+    print(
+        f"  deposits {money(ledger.deposits)}  stakes {money(figures['stakes'])}"
+        f"  returns {money(figures['returns'])}  player balances {money(figures['balances'])}"
+    )
+    house = figures["stakes"] - figures["returns"]
+    print(f"  house result {money(house)}")
+    if problems:
+        print("  money conservation: VIOLATED")
+        for problem in problems:
+            print(f"    {problem}")
+        return 1
+    print("  money conservation: ok (balances = deposits - stakes + returns, to the unit)")
+    return 0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tables", type=int, default=3, help="tables to open (default 3)")
+    parser.add_argument("--players", type=int, default=12, help="players (default 12)")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=0,
+        help="stop once N rounds have closed over all tables; the rounds in play on the"
+        " others still finish, so the summary may count more (default: Ctrl-C)",
+    )
+    parser.add_argument("--betting-seconds", type=float, default=5.0, help="betting window (5)")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the simulation")
+    parser.add_argument("--base-port", type=int, default=8101, help="first service port (8101)")
+    parser.add_argument(
+        "--instances", type=int, default=1, help="instances of each service (default 1)"
+    )
+    args = parser.parse_args()
+    if min(args.tables, args.players, args.instances) < 1 or args.betting_seconds <= 0:
+        parser.error("--tables, --players, --instances and --betting-seconds must be positive")
+
+    async def _main() -> int:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, stop.set)
+        try:
+            return await simulate(args, stop)
+        except RuntimeError as error:
+            print(f"run: {error}", file=sys.stderr)
+            return 1
+
+    with contextlib.suppress(KeyboardInterrupt):
+        sys.exit(asyncio.run(_main()))
+
+
+if __name__ == "__main__":
+    main()
