@@ -178,3 +178,34 @@ async def test_a_service_started_on_a_database_one_migration_behind_exits_with_a
         " the first scanner-gateway 0001_devices_and_scans; run"
         " `teenpatti migrate scanner-gateway`"
     ) in process.stderr
+
+
+async def test_two_instances_starting_at_once_take_no_exclusive_lock_on_the_store(
+    settings: InfrastructureSettings, database_name: str, pool: asyncpg.Pool
+) -> None:
+    """A reader holds the weakest lock on `events` for the whole start: any DDL at start
+    (which needs an exclusive lock) would wait behind it and the start would time out."""
+    from scanner_gateway.app import SERVICE
+    from scanner_gateway.config import ScannerSettings
+    from tests.integration.services import running
+
+    scanner = ScannerSettings(**settings.model_dump(), scanner_database=database_name)
+    async with pool.acquire() as connection:
+        await apply(connection, [STORE_MIGRATIONS, SERVICE.migrations])
+    reader = await pool.acquire()
+    try:
+        async with reader.transaction():
+            await reader.execute("LOCK TABLE events IN ACCESS SHARE MODE")
+
+            async def start_and_answer() -> int:
+                async with running(SERVICE.create_app(scanner)) as client:
+                    return (await client.get("/health")).status_code
+
+            async with asyncio.timeout(60):
+                assert await asyncio.gather(start_and_answer(), start_and_answer()) == [200, 200]
+            waiting = await reader.fetchval(
+                "SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = 'events'::regclass"
+            )
+            assert waiting == 0
+    finally:
+        await pool.release(reader)
