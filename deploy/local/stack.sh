@@ -3,6 +3,8 @@
 #
 #   stack.sh up|down|status|logs [kafka|postgres|redis ...]
 #   stack.sh kill <component>     SIGKILL one component (fault tests); `up` restarts it
+#   stack.sh tools                 install the Debian packages the tests use beside the stack:
+#                                  kubectl (kubernetes-client), which renders deploy/kubernetes
 #
 # Everything lives under $TP_HOME: data/, logs/, run/ (pid files and sockets), kafka/jars-*.
 # Ports and credentials come from deploy/local/defaults.env, overridable in the environment.
@@ -20,6 +22,12 @@ LOGS="$TP_HOME/logs"
 RUN="$TP_HOME/run"
 JARS="$TP_HOME/kafka/jars-$TP_KAFKA_VERSION"
 DATABASES="teenpatti tp_table tp_scanner tp_settlement tp_wallet"
+# Postgres's data, socket and log: under $TP_HOME, unless the postgres system user (which runs
+# it when we are root) cannot enter $TP_HOME (a clone in a private folder such as /root/x):
+# then in a folder of its own outside it (`pg_place`).
+PG_DATA="$DATA/postgres"
+PG_RUN="$RUN"
+PG_LOG="$LOGS/postgres.log"
 ALL="postgres redis kafka"
 
 say() { printf '%s\n' "$*"; }
@@ -79,29 +87,46 @@ pg_bin() {
 
 # Postgres refuses to run as root: as root it runs as the `postgres` system user.
 as_pg() {
-    if [[ "$(id -u)" == 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi
+    # from / : the postgres user may not be able to enter the current folder
+    if [[ "$(id -u)" == 0 ]]; then (cd / && runuser -u postgres -- "$@"); else "$@"; fi
 }
 
-pg_psql() { as_pg "$(pg_bin)/psql" -X -q -v ON_ERROR_STOP=1 -h "$RUN" -p "$TP_PG_PORT" -U postgres "$@"; }
+pg_psql() { as_pg "$(pg_bin)/psql" -X -q -v ON_ERROR_STOP=1 -h "$PG_RUN" -p "$TP_PG_PORT" -U postgres "$@"; }
+
+pg_place() {
+    [[ "$(id -u)" == 0 ]] && id postgres >/dev/null 2>&1 || return 0
+    runuser -u postgres -- test -x "$TP_HOME" && return 0
+    local outside
+    outside="/var/lib/teenpatti-stack/$(printf '%s' "$TP_HOME" | sha256sum | cut -c1-12)"
+    mkdir -p "$outside/run" && chown -R postgres "$outside" && chmod 700 "$outside"
+    PG_DATA="$outside/postgres"
+    PG_RUN="$outside/run"
+    PG_LOG="$outside/postgres.log"
+    ln -sfn "$PG_LOG" "$LOGS/postgres.log"
+    PG_OUTSIDE="the postgres user cannot enter $TP_HOME, so its data is in $outside"
+}
 
 postgres_running() {
-    running_pid "$(postgres_pid)" && as_pg "$(pg_bin)/pg_ctl" -D "$DATA/postgres" status >/dev/null 2>&1
+    running_pid "$(postgres_pid)" && as_pg "$(pg_bin)/pg_ctl" -D "$PG_DATA" status >/dev/null 2>&1
 }
 
 # A new postmaster refuses to start while the pid in postmaster.pid exists, zombie or not.
 postgres_wait_reaped() {
     local pid; pid="$(postgres_pid)"
     if zombie_pid "$pid"; then
-        wait_for "the killed postgres (pid $pid) to be reaped" 60 "$LOGS/postgres.log" \
+        wait_for "the killed postgres (pid $pid) to be reaped" 60 "$PG_LOG" \
             not_zombie "$pid"
     fi
 }
 not_zombie() { ! zombie_pid "$1"; }
 
 postgres_up() {
-    local bin log="$LOGS/postgres.log"
+    local bin log
     bin="$(pg_bin)"
-    if [[ -f "$DATA/postgres/PG_VERSION" ]] && postgres_running; then
+    pg_place
+    log="$PG_LOG"
+    [[ -n "${PG_OUTSIDE:-}" ]] && say "postgres  $PG_OUTSIDE"
+    if [[ -f "$PG_DATA/PG_VERSION" ]] && postgres_running; then
         pg_databases
         say "postgres  already running on port $TP_PG_PORT"; return
     fi
@@ -109,16 +134,13 @@ postgres_up() {
     postgres_wait_reaped
     if [[ "$(id -u)" == 0 ]]; then
         chown postgres "$DATA" "$RUN" "$LOGS"
-        # the postgres user must be able to reach $TP_HOME
-        runuser -u postgres -- test -x "$TP_HOME" ||
-            fail "the postgres user cannot enter $TP_HOME; give it access (chmod o+x on its parents) or set TP_HOME"
     fi
-    if [[ ! -f "$DATA/postgres/PG_VERSION" ]]; then
-        say "postgres  initialising $DATA/postgres"
-        as_pg "$bin/initdb" -D "$DATA/postgres" -U postgres --auth-local=trust \
+    if [[ ! -f "$PG_DATA/PG_VERSION" ]]; then
+        say "postgres  initialising $PG_DATA"
+        as_pg "$bin/initdb" -D "$PG_DATA" -U postgres --auth-local=trust \
             --auth-host=scram-sha-256 -E UTF8 --locale=C.UTF-8 > "$LOGS/initdb.log" 2>&1 ||
             fail "initdb failed; read $LOGS/initdb.log"
-        cat >> "$DATA/postgres/postgresql.conf" <<EOF
+        cat >> "$PG_DATA/postgresql.conf" <<EOF
 # local stack (deploy/local/stack.sh)
 listen_addresses = '127.0.0.1'
 max_connections = 300
@@ -127,8 +149,8 @@ max_wal_size = 4GB
 EOF
     fi
     touch "$log"; [[ "$(id -u)" == 0 ]] && chown postgres "$log"
-    as_pg "$bin/pg_ctl" -D "$DATA/postgres" -l "$log" -w -t 60 \
-        -o "-p $TP_PG_PORT -k $RUN" start > /dev/null ||
+    as_pg "$bin/pg_ctl" -D "$PG_DATA" -l "$log" -w -t 60 \
+        -o "-p $TP_PG_PORT -k $PG_RUN" start > /dev/null ||
         fail "postgres did not start on port $TP_PG_PORT; read $log"
     pg_databases
     say "postgres  running on port $TP_PG_PORT (databases: $DATABASES)"
@@ -150,15 +172,15 @@ SQL
 }
 
 postgres_down() {
-    if [[ -f "$DATA/postgres/PG_VERSION" ]] && postgres_running; then
-        as_pg "$(pg_bin)/pg_ctl" -D "$DATA/postgres" -m fast -w stop > /dev/null
+    if [[ -f "$PG_DATA/PG_VERSION" ]] && postgres_running; then
+        as_pg "$(pg_bin)/pg_ctl" -D "$PG_DATA" -m fast -w stop > /dev/null
         say "postgres  stopped"
     else
         say "postgres  not running"
     fi
 }
 
-postgres_pid() { head -1 "$DATA/postgres/postmaster.pid" 2>/dev/null || true; }
+postgres_pid() { head -1 "$PG_DATA/postmaster.pid" 2>/dev/null || true; }
 
 # ---------------------------------------------------------------- Redis
 redis_up() {
@@ -260,6 +282,11 @@ kafka_up() {
 
 kafka_down() { stop_pidfile kafka "$RUN/kafka.pid"; }
 
+# ---------------------------------------------------------------- tools
+# `kubectl kustomize` renders deploy/kubernetes for tests/deploy; any kubectl will do, and
+# Debian's kubernetes-client is the one installed when there is none
+tools_up() { command -v kubectl >/dev/null 2>&1 || apt_install kubernetes-client; }
+
 # ---------------------------------------------------------------- common
 stop_pidfile() { # name pidfile
     local name="$1" pidfile="$2" pid i
@@ -287,7 +314,7 @@ kill_component() {
 
 status() {
     local line
-    if [[ -f "$DATA/postgres/PG_VERSION" ]] && postgres_running; then
+    if [[ -f "$PG_DATA/PG_VERSION" ]] && postgres_running; then
         line="running  pid $(postgres_pid)  port $TP_PG_PORT"
     else line="stopped"; fi
     say "postgres  $line"
@@ -310,6 +337,7 @@ main() {
     local cmd="${1:-}"; shift || true
     local components="${*:-$ALL}"
     mkdir -p "$DATA" "$LOGS" "$RUN"
+    pg_place
     case "$cmd" in
         up) for c in $components; do check_component "$c"; "${c}_up"; done ;;
         down)
@@ -319,7 +347,8 @@ main() {
         status) status ;;
         logs) exec tail -n 50 -F "$LOGS"/postgres.log "$LOGS"/redis.log "$LOGS"/kafka.log ;;
         kill) for c in $components; do kill_component "$c"; done ;;
-        *) fail "usage: stack.sh up|down|status|logs|kill [postgres|redis|kafka ...]" ;;
+        tools) tools_up ;;
+        *) fail "usage: stack.sh up|down|status|logs|kill [postgres|redis|kafka ...] | tools" ;;
     esac
 }
 
