@@ -1,21 +1,22 @@
 # Teen Patti 20-20 live-table backend. `make help` lists the targets.
 include deploy/local/defaults.env
 export TP_HOME TP_PG_PORT TP_PG_USER TP_PG_PASSWORD TP_KAFKA_PORT TP_KAFKA_CONTROLLER_PORT \
-       TP_KAFKA_VERSION TP_REDIS_PORT
+       TP_KAFKA_VERSION TP_REDIS_PORT TP_PROMETHEUS_PORT
 
 UV := $(shell command -v uv 2>/dev/null || echo "$(HOME)/.local/bin/uv")
 STACK := deploy/local/stack.sh
 
-.PHONY: help install up migrate down status logs run test test-unit lint format chaos bench bench-store bench-engine
+.PHONY: help install up migrate down status logs run test test-unit lint format contracts chaos bench bench-store bench-engine
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/' | expand -t 16
 
-install: ## install uv and the locked Python dependencies
+install: ## install uv, the locked Python dependencies, kubectl and promtool (deploy/'s tests use them)
 	@command -v uv >/dev/null 2>&1 || test -x "$(UV)" || python3 -m pip install --quiet --user uv
 	@$(UV) sync --frozen --all-groups --quiet
+	@$(STACK) tools
 
-up: install ## start Kafka, Postgres and Redis as local processes and migrate the databases (idempotent)
+up: install ## start Kafka, Postgres, Redis and Prometheus (:19090) as local processes and migrate the databases (idempotent)
 	@$(STACK) up
 	@$(UV) run teenpatti migrate
 
@@ -48,6 +49,9 @@ lint: install ## ruff and mypy
 format: install ## format the code
 	@$(UV) run ruff format .
 	@$(UV) run ruff check --fix .
+
+contracts: install ## rewrite docs/asyncapi.yaml (Kafka topics) and docs/configuration.md (settings) from the code
+	@$(UV) run python -m teenpatti_tools.contracts
 
 chaos: install up ## seeded SIGKILLs of services, Kafka, Postgres, Redis under load; then every invariant (ARGS="--seed 7")
 	@$(UV) run python -m teenpatti_tools.chaos $(ARGS)

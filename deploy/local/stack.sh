@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# The local stack: Apache Kafka (KRaft, single node), PostgreSQL and Redis as plain processes.
+# The local stack: Apache Kafka (KRaft, single node), PostgreSQL, Redis and Prometheus (which
+# scrapes the services `make run` starts and evaluates deploy/prometheus/alerts.yml) as plain
+# processes.
 #
-#   stack.sh up|down|status|logs [kafka|postgres|redis ...]
+#   stack.sh up|down|status|logs [kafka|postgres|redis|prometheus ...]
 #   stack.sh kill <component>     SIGKILL one component (fault tests); `up` restarts it
 #   stack.sh tools                 install the Debian packages the tests use beside the stack:
-#                                  kubectl (kubernetes-client), which renders deploy/kubernetes
+#                                  kubectl (kubernetes-client), which renders deploy/kubernetes,
+#                                  and promtool (prometheus), which checks deploy/prometheus
 #
 # Everything lives under $TP_HOME: data/, logs/, run/ (pid files and sockets), kafka/jars-*.
 # Ports and credentials come from deploy/local/defaults.env, overridable in the environment.
@@ -28,7 +31,7 @@ DATABASES="teenpatti tp_table tp_scanner tp_settlement tp_wallet"
 PG_DATA="$DATA/postgres"
 PG_RUN="$RUN"
 PG_LOG="$LOGS/postgres.log"
-ALL="postgres redis kafka"
+ALL="postgres redis kafka prometheus"
 
 say() { printf '%s\n' "$*"; }
 fail() { printf 'stack: %s\n' "$*" >&2; exit 1; }
@@ -282,10 +285,42 @@ kafka_up() {
 
 kafka_down() { stop_pidfile kafka "$RUN/kafka.pid"; }
 
+# ---------------------------------------------------------------- Prometheus
+# Debian's package (promtool comes with it). Its folder, $DATA/prometheus, holds the
+# configuration and the rules (links to deploy/prometheus/local.yml and alerts.yml: the paths
+# in the configuration are relative to it), the targets file `make run` writes
+# (targets/teenpatti.json) and the time series (tsdb/).
+prometheus_bin() { command -v prometheus >/dev/null 2>&1 || apt_install --no-install-recommends prometheus; }
+
+prometheus_up() {
+    local log="$LOGS/prometheus.log" pidfile="$RUN/prometheus.pid" dir="$DATA/prometheus"
+    prometheus_bin
+    if pid_alive "$pidfile"; then say "prometheus already running on port $TP_PROMETHEUS_PORT"; return; fi
+    refuse_busy_port prometheus "$TP_PROMETHEUS_PORT" TP_PROMETHEUS_PORT
+    mkdir -p "$dir/targets" "$dir/tsdb"
+    ln -sfn "$ROOT/deploy/prometheus/local.yml" "$dir/prometheus.yml"
+    ln -sfn "$ROOT/deploy/prometheus/alerts.yml" "$dir/alerts.yml"
+    [[ -f "$dir/targets/teenpatti.json" ]] || echo '[]' > "$dir/targets/teenpatti.json"
+    nohup prometheus --config.file="$dir/prometheus.yml" --storage.tsdb.path="$dir/tsdb" \
+        --storage.tsdb.retention.time=7d --web.listen-address="127.0.0.1:$TP_PROMETHEUS_PORT" \
+        --web.enable-lifecycle > "$log" 2>&1 < /dev/null &
+    echo $! > "$pidfile"
+    wait_for "prometheus" 30 "$log" prometheus_ready
+    say "prometheus running on port $TP_PROMETHEUS_PORT (http://127.0.0.1:$TP_PROMETHEUS_PORT)"
+}
+
+prometheus_ready() { pid_alive "$RUN/prometheus.pid" && port_busy "$TP_PROMETHEUS_PORT"; }
+
+prometheus_down() { stop_pidfile prometheus "$RUN/prometheus.pid"; }
+
 # ---------------------------------------------------------------- tools
 # `kubectl kustomize` renders deploy/kubernetes for tests/deploy; any kubectl will do, and
-# Debian's kubernetes-client is the one installed when there is none
-tools_up() { command -v kubectl >/dev/null 2>&1 || apt_install kubernetes-client; }
+# Debian's kubernetes-client is the one installed when there is none. promtool checks the
+# Prometheus configuration and rules (tests/deploy).
+tools_up() {
+    command -v kubectl >/dev/null 2>&1 || apt_install kubernetes-client
+    command -v promtool >/dev/null 2>&1 || prometheus_bin
+}
 
 # ---------------------------------------------------------------- common
 stop_pidfile() { # name pidfile
@@ -306,7 +341,7 @@ kill_component() {
     case "$1" in
         # the whole server, as a crash takes it: the postmaster and every backend
         postgres) local pid; pid="$(postgres_pid)"; running_pid "$pid" && kill -KILL "$pid" $(pgrep -P "$pid") ;;
-        redis | kafka) pid_alive "$RUN/$1.pid" && kill -KILL "$(cat "$RUN/$1.pid")" ;;
+        redis | kafka | prometheus) pid_alive "$RUN/$1.pid" && kill -KILL "$(cat "$RUN/$1.pid")" ;;
         *) fail "unknown component '$1' (one of: $ALL)" ;;
     esac
     say "$1 killed"
@@ -319,7 +354,7 @@ status() {
     else line="stopped"; fi
     say "postgres  $line"
     local c
-    for c in redis kafka; do
+    for c in redis kafka prometheus; do
         local port_var="TP_${c^^}_PORT"
         if pid_alive "$RUN/$c.pid"; then
             line="running  pid $(cat "$RUN/$c.pid")  port ${!port_var}"
@@ -345,10 +380,10 @@ main() {
             for c in $components; do check_component "$c"; reversed="$c $reversed"; done
             for c in $reversed; do "${c}_down"; done ;;
         status) status ;;
-        logs) exec tail -n 50 -F "$LOGS"/postgres.log "$LOGS"/redis.log "$LOGS"/kafka.log ;;
+        logs) exec tail -n 50 -F "$LOGS"/postgres.log "$LOGS"/redis.log "$LOGS"/kafka.log "$LOGS"/prometheus.log ;;
         kill) for c in $components; do kill_component "$c"; done ;;
         tools) tools_up ;;
-        *) fail "usage: stack.sh up|down|status|logs|kill [postgres|redis|kafka ...] | tools" ;;
+        *) fail "usage: stack.sh up|down|status|logs|kill [postgres|redis|kafka|prometheus ...] | tools" ;;
     esac
 }
 

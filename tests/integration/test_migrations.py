@@ -50,13 +50,16 @@ async def test_applied_in_order_once_and_a_second_run_is_a_no_op(
         )
     assert [str(m) for m in first] == [
         "store 0001_event_store",
+        "store 0002_trace_context",
         "things 0001_things",
         "things 0002_add_colour",
     ]
     assert second == []
+    # one transaction, one applied_at: in version order
     assert [tuple(row) for row in recorded] == [
         ("store", 1, "event_store"),
         ("things", 1, "things"),
+        ("store", 2, "trace_context"),
         ("things", 2, "add_colour"),
     ]
 
@@ -71,7 +74,7 @@ async def test_runners_at_once_apply_each_migration_once(database: str, tmp_path
     finally:
         for connection in connections:
             await connection.close()
-    assert sorted(len(applied) for applied in done) == [0, 0, 2]
+    assert sorted(len(applied) for applied in done) == [0, 0, 3]  # the store's two, things'
 
 
 async def test_a_database_one_migration_behind_is_refused_naming_the_command(

@@ -33,6 +33,7 @@ from teenpatti.engine import (
     resolve_hands,
     settle_bet,
 )
+from teenpatti.observability.logs import configure_logging
 
 EVALUATE_STAKE = 100  # minor units; `returns` are what a stake of 100 gets back
 EVALUATE_CURRENCY = "XXX"  # ISO 4217 "no currency": the amounts are only proportions
@@ -61,6 +62,18 @@ def main(
     except SystemExit as exit_:  # argparse has already printed usage and the reason
         return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
     handler: Callable[[argparse.Namespace, _Streams], int] = args.handler
+    try:
+        # what the commands' libraries log goes to stderr as text, warnings and worse unless
+        # TP_LOG_LEVEL says otherwise (docs/architecture.md, "Logs and traces")
+        configure_logging(
+            service="teenpatti",
+            level=os.environ.get("TP_LOG_LEVEL", "WARNING"),
+            fmt="text",
+            stream=streams.err,
+        )
+    except ValueError as error:
+        print(f"teenpatti: error: TP_LOG_LEVEL: {error}", file=streams.err)
+        return EXIT_USAGE
     try:
         return handler(args, streams)
     except UsageError as error:

@@ -1,7 +1,8 @@
 """Connection settings shared by every service, read once from `TP_*` environment variables.
 
 The defaults match the local stack (`deploy/local/defaults.env`), so a developer's
-`make up` and the services agree without any configuration.
+`make up` and the services agree without any configuration. Each field's description is
+its entry in docs/configuration.md (`make contracts`).
 """
 
 from pydantic import Field, SecretStr
@@ -11,37 +12,131 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 class InfrastructureSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="TP_", frozen=True, extra="ignore")
 
-    pg_host: str = "127.0.0.1"
-    pg_port: int = Field(default=15432, ge=1, le=65535)
-    pg_user: str = "teenpatti"
-    pg_password: SecretStr = SecretStr("teenpatti")
-    kafka_bootstrap: str = ""
-    kafka_port: int = Field(default=19092, ge=1, le=65535)
-    kafka_partitions: int = Field(default=12, ge=1, le=1000)
-    kafka_replication_factor: int = Field(default=1, ge=1, le=7)
-    redis_host: str = "127.0.0.1"
-    redis_port: int = Field(default=16379, ge=1, le=65535)
-    # the service's Postgres pool
-    pg_pool_size: int = Field(default=20, ge=2, le=500)
-    # a consumer handles each poll's records in one transaction (docs/decisions); off: one
-    # transaction per record
-    consumer_batches: bool = True
-    # the most records one poll brings (a batch)
-    consumer_max_records: int = Field(default=500, ge=1, le=100_000)
-    # actions a consumer runs once its transaction has committed (the gateway's verdict
-    # announcements); off: their readers fall back to Postgres
-    consumer_after_commit: bool = True
-    # how long a stopping service waits for its consumers, relay and tasks to finish
-    drain_seconds: float = Field(default=15.0, gt=0, le=600)
-    # how long `teenpatti migrate` waits for a table's lock before giving up
-    migrate_lock_timeout: str = Field(default="10s", pattern=r"^\d+(ms|s|min)$")
-    # prepended to every topic and consumer group: lets test runs share one broker
-    topic_prefix: str = ""
-    # API keys, "name:role:key,...": roles operator, supervisor, dealer. The defaults are
-    # for development only; deployments set TP_API_KEYS.
-    api_keys: SecretStr = SecretStr(
-        "operator-1:operator:dev-operator-1-key,operator-2:operator:dev-operator-2-key,"
-        "supervisor-1:supervisor:dev-supervisor-key,dealer-1:dealer:dev-dealer-key"
+    pg_host: str = Field(default="127.0.0.1", description="Postgres host.")
+    pg_port: int = Field(default=15432, ge=1, le=65535, description="Postgres port.")
+    pg_user: str = Field(default="teenpatti", description="Postgres role.")
+    pg_password: SecretStr = Field(
+        default=SecretStr("teenpatti"), description="That role's password."
+    )
+    kafka_bootstrap: str = Field(
+        default="",
+        description="Kafka bootstrap servers, `host:port[,host:port...]`; empty: the local"
+        " broker, `127.0.0.1:<TP_KAFKA_PORT>`.",
+    )
+    kafka_port: int = Field(
+        default=19092,
+        ge=1,
+        le=65535,
+        description="The local broker's port, used only while `TP_KAFKA_BOOTSTRAP` is empty.",
+    )
+    kafka_partitions: int = Field(
+        default=12,
+        ge=1,
+        le=1000,
+        description="Partitions of every topic: a service creates the missing topics with this"
+        " count and refuses to start on a topic with another"
+        " (docs/decisions/0015-one-partition-count-keyed-by-table.md); the table service also"
+        " maps each table to its partition with it.",
+    )
+    kafka_replication_factor: int = Field(
+        default=1,
+        ge=1,
+        le=7,
+        description="Replication factor of the topics a service creates (3 on a production"
+        " cluster).",
+    )
+    redis_host: str = Field(
+        default="127.0.0.1",
+        description="Redis host; only the table service and the scanner-gateway use Redis.",
+    )
+    redis_port: int = Field(default=16379, ge=1, le=65535, description="Redis port.")
+    pg_pool_size: int = Field(
+        default=20,
+        ge=2,
+        le=500,
+        description="The most connections of one instance's Postgres pool (at least 2 are kept"
+        " open); HTTP requests, consumers, the relay and background tasks share it.",
+    )
+    consumer_batches: bool = Field(
+        default=True,
+        description="A consumer handles each poll's records in one transaction; `false`: one"
+        " transaction per record (docs/decisions/0018-batched-consumers.md).",
+    )
+    consumer_max_records: int = Field(
+        default=500,
+        ge=1,
+        le=100_000,
+        description="The most records one poll brings, so the largest batch; a subscription may"
+        " set its own (the wallet's `settlement.events`: `TP_SETTLEMENT_POLL_RECORDS`).",
+    )
+    consumer_after_commit: bool = Field(
+        default=True,
+        description="Run the actions a handler returns once its transaction has committed (the"
+        " gateway's verdict announcements); `false` drops them, and their readers fall back to"
+        " Postgres (docs/decisions/0022-actions-after-commit.md).",
+    )
+    drain_seconds: float = Field(
+        default=15.0,
+        gt=0,
+        le=600,
+        description="How long a stopping instance waits for its consumers, relay and background"
+        " tasks to finish before cancelling them.",
+    )
+    migrate_lock_timeout: str = Field(
+        default="10s",
+        pattern=r"^\d+(ms|s|min)$",
+        description="How long a migration statement waits for a table's lock before the run"
+        " fails (docs/decisions/0002-versioned-migrations.md); read by `teenpatti migrate`, and"
+        " by `make chaos`, `make bench` and the end-to-end tests, which migrate the databases"
+        " they create.",
+    )
+    topic_prefix: str = Field(
+        default="",
+        description="Put in front of every topic, consumer group and Redis key and channel, so"
+        " that test runs can share one broker and one Redis; empty in production.",
+    )
+    api_keys: SecretStr = Field(
+        default=SecretStr(
+            "operator-1:operator:dev-operator-1-key,operator-2:operator:dev-operator-2-key,"
+            "supervisor-1:supervisor:dev-supervisor-key,dealer-1:dealer:dev-dealer-key"
+        ),
+        description="Who may call the HTTP APIs, `name:role:key,...`: each entry a holder's"
+        " name, its role (`operator`, `supervisor` or `dealer`) and its key; a request's"
+        " operator id is its key's holder, and only the keys' hashes are kept. The default"
+        " holds development keys of `operator-1`, `operator-2`, `supervisor-1` and `dealer-1`;"
+        " deployments set `TP_API_KEYS`.",
+    )
+    log_level: str = Field(
+        default="INFO",
+        pattern=r"^(?i:debug|info|warning|error|critical)$",
+        description="The least severe log lines a process writes (uvicorn's included).",
+    )
+    log_format: str = Field(
+        default="json",
+        pattern=r"^(json|text)$",
+        description="`json`: one JSON object per line on stderr (time, level, logger, message,"
+        " service, instance and, where known, table_id, round_id, event_type, event_id,"
+        " correlation_id, trace_id); `text`: one line for people, `HH:MM:SS level service"
+        " message key=value...` (`make run`).",
+    )
+    instance: str = Field(
+        default="",
+        description="The `instance` of every log line and trace of the process; empty:"
+        " `<hostname>:<pid>`.",
+    )
+    otlp_endpoint: str = Field(
+        default="",
+        description="Where spans go, over OTLP/HTTP: the collector's base URL"
+        " (`http://collector:4318`, `/v1/traces` added) or its full traces URL; empty: no"
+        " exporter, nothing recorded, trace context still passed on"
+        " (docs/decisions/0047-trace-context-with-the-event.md).",
+    )
+    trace_sample_ratio: float = Field(
+        default=1.0,
+        ge=0,
+        le=1,
+        description="With `TP_OTLP_ENDPOINT`, the share of new traces recorded; a trace begun"
+        " elsewhere keeps its caller's choice.",
     )
 
     def postgres_dsn(self, database: str) -> str:

@@ -3,11 +3,13 @@
     make run                                  # 3 tables, 12 players, until Ctrl-C
     make run ARGS="--tables 5 --players 40"   # or: uv run python -m teenpatti_tools.devrun --help
 
-Each service runs under uvicorn on its own port (its log goes to .local/logs/<service>.log).
-A simulated supervisor opens the tables, dealers scan shuffled decks, and players of two
-operators bet through the operator API; every finished round is printed. Ctrl-C (or
-`--rounds N`) stops the simulation, prints a summary with the money conservation check, and
-stops the services.
+Each service runs under uvicorn on its own port (its log goes to .local/logs/<service>.log,
+one line for people per record: `TP_LOG_FORMAT=text`). The local stack's Prometheus scrapes
+each one's /metrics: `make run` lists their addresses in the targets file it reads
+(`PrometheusTargets`) and prints Prometheus's address. A simulated supervisor opens the
+tables, dealers scan shuffled decks, and players of two operators bet through the operator
+API; every finished round is printed. Ctrl-C (or `--rounds N`) stops the simulation, prints
+a summary with the money conservation check, and stops the services.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import os
 import random
 import signal
@@ -261,17 +264,69 @@ async def delete_topics(bootstrap_servers: str, prefix: str) -> None:
         await kafka.close()
 
 
+class PrometheusTargets:
+    """The file the local stack's Prometheus reads its scrape targets from (file_sd, under
+    the stack's data folder: deploy/prometheus/local.yml): every running service instance,
+    labelled with its service; emptied when they stop, so that Prometheus drops them rather
+    than report them down."""
+
+    def __init__(self, home: Path | None = None) -> None:
+        home = home if home is not None else Path(os.environ.get("TP_HOME", ".local"))
+        self.path = home / "data" / "prometheus" / "targets" / "teenpatti.json"
+        self.port = int(os.environ.get("TP_PROMETHEUS_PORT", "19090"))
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def write(self, running: tuple[Service, ...]) -> None:
+        targets = [
+            {"targets": [f"127.0.0.1:{service.port}"], "labels": {"service": service.kind}}
+            for service in running
+        ]
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # written whole, then renamed: Prometheus never reads half a file
+        partial = self.path.with_suffix(".tmp")
+        partial.write_text(json.dumps(targets, indent=2) + "\n")
+        partial.replace(self.path)
+
+    def clear(self) -> None:
+        self.write(())
+
+
+@asynccontextmanager
+async def _scraped(targets: PrometheusTargets, running: tuple[Service, ...]) -> AsyncIterator[None]:
+    """Prometheus scrapes `running` while they run."""
+    targets.write(running)
+    try:
+        yield
+    finally:
+        targets.clear()
+
+
 async def simulate(args: argparse.Namespace, stop: asyncio.Event) -> int:
     settings = InfrastructureSettings()
     running = services(args.base_port, args.instances)
     log_dir = Path(os.environ.get("TP_HOME", ".local")) / "logs"
     print(f"starting the services (logs in {log_dir}/<service>.log)", flush=True)
-    async with ServiceProcesses(running, log_dir=log_dir):
+    # lines for people, `HH:MM:SS level service message key=value...` (TP_LOG_FORMAT=json: as
+    # deployed, a JSON object per line)
+    text = {"TP_LOG_FORMAT": os.environ.get("TP_LOG_FORMAT", "text")}
+    prometheus = PrometheusTargets()
+    async with (
+        ServiceProcesses(running, env=text, log_dir=log_dir),
+        _scraped(prometheus, running),
+    ):
         for service in running:
             print(f"  {service.name:>15}: {service.url}  (API docs {service.url}/docs)")
         print(
             f"  stack: Postgres :{settings.pg_port}, Kafka {settings.kafka_servers},"
-            f" Redis :{settings.redis_port}\n",
+            f" Redis :{settings.redis_port}",
+            flush=True,
+        )
+        print(
+            f"  prometheus: {prometheus.url}  (alerts {prometheus.url}/classic/alerts, targets"
+            f" {prometheus.url}/classic/targets; each service's metrics at <url>/metrics)\n",
             flush=True,
         )
         studio = Studio(

@@ -8,6 +8,7 @@ never inside a transaction.
 from __future__ import annotations
 
 import secrets
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from uuid import UUID, uuid4
@@ -39,6 +40,7 @@ from scanner_gateway.domain import (
 )
 from teenpatti.eventsourcing import AsyncpgEventStore
 from teenpatti.http import ProblemError, hash_key
+from teenpatti.observability.metrics import SCAN_TO_VERDICT, VERDICTS_PENDING
 
 _FINAL = frozenset({"registered", "refused"})
 
@@ -103,14 +105,22 @@ class Gateway:
         self, device_id: str, credential: str | None, parsed: ParsedRead
     ) -> Answer:
         """Record the read and answer it; a read that is not the device's to send is
-        recorded, then refused with a ProblemError."""
+        recorded, then refused with a ProblemError. A read passed on to the table is timed
+        until its verdict is heard (`teenpatti_gateway_scan_to_verdict_seconds`)."""
+        received = time.perf_counter()
         scan_id = uuid4()
         async with self._pool.acquire() as connection, connection.transaction():
             device, now = await self._lock_device(connection, device_id)
             attempt = ReadAttempt(scan_id, device_id, credential, parsed, now)
             decision = decide_read(device, attempt, self._window)
             await self._record(connection, device, decision)
-        return await self._answer(decision)
+        answer = await self._answer(decision)
+        if isinstance(decision, PassOn):
+            if answer.body.status == "pending":
+                VERDICTS_PENDING.inc()
+            else:
+                SCAN_TO_VERDICT.labels(answer.body.status).observe(time.perf_counter() - received)
+        return answer
 
     async def open_stream(self, device_id: str, credential: str | None) -> None:
         """Check a stream's device and credential when it connects; a refusal is recorded

@@ -16,7 +16,9 @@ from teenpatti.events.catalog import (
 )
 from teenpatti.kernel import Consumption, Kernel, Service, Wiring
 from teenpatti.migrations import MigrationSet
+from teenpatti.observability.metrics import SETTLEMENT_HELD_ROUNDS
 
+from .adapters.postgres import held_rounds
 from .config import SettlementSettings
 from .entrypoints import router
 from .handlers import Settlement
@@ -45,6 +47,7 @@ async def wire(kernel: Kernel[SettlementSettings]) -> Wiring:
         },
         tasks={"settler": settler.run},
         components=settlement,
+        gauges={SETTLEMENT_HELD_ROUNDS: lambda: held_rounds(kernel.pool)},
     )
 
 

@@ -6,7 +6,16 @@ from teenpatti.settings import InfrastructureSettings
 
 
 class SettlementSettings(InfrastructureSettings):
-    # TP_SETTLEMENT_DATABASE
-    settlement_database: str = "tp_settlement"
-    # the bets of an open round can wait a little, so polls of wallet.events bring many bets
-    wallet_gather_ms: int = Field(default=50, ge=0, le=1000)
+    settlement_database: str = Field(
+        default="tp_settlement",
+        description="The settlement service's database; also read by `teenpatti migrate"
+        " settlement` and `teenpatti audit` (unless given `--settlement-db`).",
+    )
+    wallet_gather_ms: int = Field(
+        default=50,
+        ge=0,
+        le=1000,
+        description="How long the broker may hold a fetch of `wallet.events` to gather more"
+        " bets into one poll, as the bets of an open round can wait a little; `0`: take what is"
+        " there (docs/decisions/0020-gathered-polls.md).",
+    )

@@ -10,8 +10,10 @@ from teenpatti.events.catalog import SCANNER_EVENTS, TABLE_EVENTS, CardScanned
 from teenpatti.eventsourcing import ConcurrencyError
 from teenpatti.kernel import EVERY_EVENT, Consumption, Kernel, Refusal, Service, Wiring
 from teenpatti.migrations import MigrationSet
+from teenpatti.observability.metrics import TABLE_ROUND_STALL, TABLE_ROUNDS
 
 from .adapters.redis_feed import RedisTableFeed
+from .adapters.tables import round_stalls, rounds_by_state
 from .clock import ClockManager
 from .config import TableSettings
 from .consumers import DealScans, MirrorToFeed
@@ -43,6 +45,10 @@ async def wire(kernel: Kernel[TableSettings]) -> Wiring:
         tasks={"clocks": clocks.run},
         components=Components(service=service, feed=feed, clocks=clocks),
         on_stop=[clocks.stop],
+        gauges={
+            TABLE_ROUNDS: lambda: rounds_by_state(kernel.pool),
+            TABLE_ROUND_STALL: lambda: round_stalls(kernel.pool),
+        },
     )
 
 

@@ -25,6 +25,8 @@ from datetime import datetime
 
 import asyncpg
 
+from teenpatti.observability.logs import background_context
+
 from .adapters.tables import TABLE_CHANGED_CHANNEL, parse_table_changed, tables_needing_clock
 from .domain.clock import needs_clock, next_clock_time
 from .domain.state import TableState
@@ -144,7 +146,12 @@ class ClockManager:
 
     def _start(self, table_id: str) -> None:
         clock = self._clocks[table_id] = _Clock()
-        clock.task = asyncio.create_task(self._run_clock(table_id, clock), name=f"clock-{table_id}")
+        # started by a request or an event, it outlives them: it logs and traces as the table's
+        clock.task = asyncio.create_task(
+            self._run_clock(table_id, clock),
+            name=f"clock-{table_id}",
+            context=background_context(table_id=table_id),
+        )
 
     # ------------------------------------------------------------------ the notifications
     async def _listen(self) -> None:

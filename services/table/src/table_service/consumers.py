@@ -10,7 +10,9 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from teenpatti.events import Event, EventEnvelope
 from teenpatti.events.catalog import CardScanned
+from teenpatti.eventsourcing.consumer import AfterCommit
 from teenpatti.kernel import Received
+from teenpatti.observability.metrics import SCAN_TO_ROUND_CLOSED
 
 from .adapters.redis_feed import FeedUpdate, RedisTableFeed, feed_message
 from .adapters.views import state_view
@@ -19,15 +21,27 @@ from .handlers import TableService
 
 
 class DealScans:
-    """A run of `CardScanned`: each dealt or refused, in order (`TableService.handle_scans`)."""
+    """A run of `CardScanned`: each dealt or refused, in order (`TableService.handle_scans`).
+    The rounds they close are timed from their last scan once the transaction has committed
+    (`teenpatti_table_scan_to_round_closed_seconds`)."""
 
     def __init__(self, service: TableService) -> None:
         self._service = service
 
     async def __call__(
         self, connection: asyncpg.Connection, scans: list[Received[CardScanned]]
-    ) -> None:
-        await self._service.handle_scans(connection, [received.event for received in scans])
+    ) -> AfterCommit | None:
+        closed = await self._service.handle_scans(
+            connection, [received.event for received in scans]
+        )
+        if not closed:
+            return None
+
+        async def observe() -> None:
+            for seconds in closed:
+                SCAN_TO_ROUND_CLOSED.observe(seconds)
+
+        return observe
 
 
 class MirrorToFeed:

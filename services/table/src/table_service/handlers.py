@@ -12,13 +12,18 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 
 from teenpatti.events import Event
-from teenpatti.events.catalog import CardScanned
+from teenpatti.events.catalog import BettingClosed, CardScanned, RoundClosed
 from teenpatti.eventsourcing import (
     AsyncpgEventStore,
     ConcurrencyError,
     StoredEvent,
     StreamAppend,
     partition_for,
+)
+from teenpatti.observability.metrics import (
+    BETTING_CLOSE_LATENESS,
+    BETTING_WINDOWS_CLOSED,
+    seconds_between,
 )
 
 from .adapters.snapshots import save_snapshot
@@ -132,26 +137,42 @@ class TableService:
     # -------------------------------------------------------------- the clock
     async def tick(self, table_id: str, known_version: int = 0) -> tuple[TableState, bool]:
         """Whatever time makes due now (open a round, close betting, cancel a stale pause).
-        `known_version`: see `execute`."""
-        return await self.execute(
-            table_id,
-            lambda s, now: decide_clock(s, now, self.pause_timeout),
-            known_version=known_version,
-        )
+        `known_version`: see `execute`. A betting window closed is counted, with how late it
+        closed (`teenpatti_table_betting_close_lateness_seconds`)."""
+        decided: list[tuple[TableState, list[Event]]] = []  # the last decision taken
+
+        def decide(state: TableState, now: datetime) -> list[Event]:
+            events = decide_clock(state, now, self.pause_timeout)
+            decided[:] = [(state, events)]
+            return events
+
+        state, acted = await self.execute(table_id, decide, known_version=known_version)
+        if acted:
+            [(before, events)] = decided
+            closes_at = before.round.betting_closes_at if before.round is not None else None
+            for event in events:
+                if isinstance(event, BettingClosed) and closes_at is not None:
+                    BETTING_WINDOWS_CLOSED.inc()
+                    BETTING_CLOSE_LATENESS.observe(seconds_between(closes_at, event.closed_at))
+        return state, acted
 
     # -------------------------------------------------------------- scans (Kafka)
-    async def handle_scans(self, connection: asyncpg.Connection, scans: list[CardScanned]) -> None:
+    async def handle_scans(
+        self, connection: asyncpg.Connection, scans: list[CardScanned]
+    ) -> list[float]:
         """Deal or refuse scanned cards, in their order, inside the consumer's transaction (a
         poll's worth at a time). The tables are read in one query, before the transaction
         writes to them (so what is read is committed), and all their cards appended in one
         statement. A ConcurrencyError rolls the transaction back and the consumer handles
-        them again."""
+        them again. Returns, for each round a scan closed, the seconds from that scan (its
+        `scanned_at`) to its RoundClosed."""
         by_table: dict[str, list[CardScanned]] = {}
         for scan in scans:
             by_table.setdefault(scan.table_id, []).append(scan)
         states = await self.repository.load_many(list(by_table), connection=connection)
         now = self.clock()
         dealt: list[tuple[TableState, list[Event]]] = []
+        closed: list[float] = []
         for table_id, mine in by_table.items():
             state = states[table_id]
             if state.status is TableStatus.UNKNOWN:
@@ -164,10 +185,13 @@ class TableService:
                 decided = decide_scan(after, scan, now)
                 after = evolve_all(after, decided, now)
                 events += decided
+                if any(isinstance(event, RoundClosed) for event in decided):
+                    closed.append(seconds_between(scan.scanned_at, now))
             if events:
                 dealt.append((state, events))
         if dealt:
             await self._append_many(connection, dealt, now)
+        return closed
 
     async def _refuse_unknown_table(
         self, connection: asyncpg.Connection, scan: CardScanned, now: datetime

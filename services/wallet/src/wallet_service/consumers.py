@@ -24,7 +24,9 @@ from teenpatti.events.catalog import (
     RoundResumed,
 )
 from teenpatti.eventsourcing import AsyncpgEventStore, StreamAppend
+from teenpatti.eventsourcing.consumer import AfterCommit
 from teenpatti.kernel import Received
+from teenpatti.observability.metrics import ROUND_CLOSED_TO_PAID, seconds_between
 
 from .adapters import postgres as db
 from .domain.betting import CANCELLED, CLOSED, OPEN, SEALED, seal_book
@@ -98,6 +100,7 @@ class WalletConsumers:
                 player_a_hand=event.player_a_hand,
                 player_b_hand=event.player_b_hand,
                 six_card_bonus_hand=event.six_card_bonus_hand,
+                closed_at=envelope.occurred_at,
             )
 
     async def round_paused(
@@ -175,12 +178,14 @@ class WalletConsumers:
     # ------------------------------------------------------------- settlement.events
     async def bets_settled(
         self, connection: asyncpg.Connection, received: list[Received[BetsSettled]]
-    ) -> None:
+    ) -> AfterCommit | None:
         """Pay the bets that a batch of settlement parts settles, in its one transaction:
         the bets locked and checked together, each player locked once, balances, ledger and
         bets written with one statement each, and each player's `BetsPaid` appended
         together (`domain.payment`). A part is paid whole or not at all: one line in it that
-        the wallet does not hold as told fails the batch, and the part is parked."""
+        the wallet does not hold as told fails the batch, and the part is parked. Once the
+        payment has committed, each part paid is timed from its round's RoundClosed
+        (`teenpatti_wallet_round_closed_to_paid_seconds`)."""
         parts = [
             SettlementPart(
                 event_id=r.envelope.event_id,
@@ -206,13 +211,28 @@ class WalletConsumers:
                 parts[place].event_id,
             )
         if not plan.paying:
-            return
+            return None
         versions = await db.lock_players(connection, self._store, plan.players)
         credited = await db.credit_balances(connection, plan.credits)
         payment = pay(plan, plan.balances_before(credited))
         await db.record_ledger(connection, payment.ledger)
         await db.mark_paid_many(connection, payment.paid, self._clock())
         await self._append(connection, payment.runs, versions)
+        paid_rounds = [parts[place].round_id for place in sorted({p for p, _ in plan.paying})]
+        closed_at = await db.rounds_closed_at(connection, set(paid_rounds))
+        return self._time_payment([closed_at[r] for r in paid_rounds if r in closed_at])
+
+    def _time_payment(self, closed_at: list[datetime]) -> AfterCommit | None:
+        """Time each part paid from its round's RoundClosed, once the payment committed."""
+        if not closed_at:
+            return None
+
+        async def observe() -> None:
+            now = self._clock()
+            for at in closed_at:
+                ROUND_CLOSED_TO_PAID.observe(seconds_between(at, now))
+
+        return observe
 
     async def _append(
         self,

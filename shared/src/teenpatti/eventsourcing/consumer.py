@@ -28,6 +28,13 @@ A handler may return an action to run once its transaction has committed: for an
 announcement that nobody may hear before what it announces is durable (the gateway's
 verdicts). It is best effort: run once, after the commit; a failure is logged, not retried.
 With `after_commit=False` the actions are dropped (their readers fall back to Postgres).
+
+Each attempt at a batch (or a record) is a span that continues the traces its records'
+`traceparent` headers name (`teenpatti.observability.tracing.consuming`), so the events
+the handler appends go on in the trace of what caused them.
+
+After each poll the consumer reports what its records came to (handled, duplicate, parked,
+passed over) and each assigned partition's lag (`teenpatti.observability.metrics`).
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from uuid import UUID
 
@@ -45,6 +53,8 @@ from aiokafka.errors import CommitFailedError, IllegalStateError
 from teenpatti.events.contracts import EventContractError, EventEnvelope
 from teenpatti.eventsourcing.store import ConcurrencyError
 from teenpatti.eventsourcing.topics import TYPE_HEADER, VERSION_HEADER
+from teenpatti.observability.metrics import ConsumerMetrics
+from teenpatti.observability.tracing import TRACEPARENT, consuming, parse_traceparent
 from teenpatti.transient import SERVER_UNAVAILABLE
 
 log = logging.getLogger(__name__)
@@ -126,6 +136,7 @@ class KafkaEventConsumer:
         self._pending_offsets: dict[TopicPartition, int] = {}
         self._kafka: AIOKafkaConsumer | None = None
         self.stats = ConsumerStats()
+        self._metrics = ConsumerMetrics(name)  # the stats and the lag, after each poll
 
     @property
     def name(self) -> str:
@@ -198,6 +209,7 @@ class KafkaEventConsumer:
                                 break
                             await self._process(record)
                             self._pending_offsets[partition] = record.offset + 1
+                await self._metrics.after_poll(kafka, self.stats)
                 if loop.time() >= next_commit:
                     await self._commit_offsets()
                     next_commit = loop.time() + self._commit_interval
@@ -207,6 +219,8 @@ class KafkaEventConsumer:
             finally:
                 await kafka.stop()
                 self._kafka = None
+                self._metrics.count(self.stats)
+                self._metrics.forget_lag()
 
     def _passed_over(self, record: ConsumerRecord[bytes, bytes]) -> bool:
         """Whether the record's headers name a type and version to pass over."""
@@ -236,7 +250,8 @@ class KafkaEventConsumer:
         attempt = 0
         while True:
             try:
-                await self._handle_once(envelope)
+                with self._traced([record]):
+                    await self._handle_once(envelope)
                 return
             except _TRANSIENT_ERRORS as error:
                 log.warning("%s: database unavailable (%s); retrying", self._name, error)
@@ -250,6 +265,7 @@ class KafkaEventConsumer:
 
     async def _process_batch(self, records: list[ConsumerRecord[bytes, bytes]]) -> None:
         readable: list[EventEnvelope] = []
+        read: list[ConsumerRecord[bytes, bytes]] = []  # their records, for their traces
         passed_over = 0
         for record in records:
             if self._passed_over(record):
@@ -257,6 +273,7 @@ class KafkaEventConsumer:
                 continue
             try:
                 readable.append(EventEnvelope.from_json_bytes(record.value or b""))
+                read.append(record)
             except EventContractError:
                 # parked with its error by the one-by-one path below
                 await self._process_one_by_one(records, "a record is not an envelope")
@@ -272,7 +289,8 @@ class KafkaEventConsumer:
             readable = kept
         while True:
             try:
-                await self._handle_batch(readable)
+                with self._traced(read, len(readable)):
+                    await self._handle_batch(readable)
                 return
             except _TRANSIENT_ERRORS as error:
                 log.warning("%s: database unavailable (%s); retrying", self._name, error)
@@ -280,6 +298,21 @@ class KafkaEventConsumer:
             except Exception as error:
                 await self._process_one_by_one(records, f"{type(error).__name__}: {error}")
                 return
+
+    def _traced(
+        self, records: Sequence[ConsumerRecord[bytes, bytes]], count: int = 1
+    ) -> AbstractContextManager[None]:
+        """The span `count` events of `records` are handled in: it continues the traces
+        their `traceparent` headers name (`consuming`)."""
+        parents = []
+        for record in records:
+            for name, value in record.headers or ():
+                if name == TRACEPARENT:
+                    parent = parse_traceparent(value)
+                    if parent is not None:
+                        parents.append(parent)
+                    break
+        return consuming(records[0].topic, self._name, parents, count)
 
     async def _process_one_by_one(
         self, records: list[ConsumerRecord[bytes, bytes]], reason: str
@@ -383,6 +416,13 @@ class KafkaEventConsumer:
             # whoever owns them next re-reads from the last commit and processed_events
             # absorbs the repeats.
             log.warning("%s: offsets not committed (%s)", self._name, error)
+
+
+async def parked_by_group(pool: asyncpg.Pool) -> dict[tuple[str, ...], float]:
+    """How many events each consumer group has waiting in `parked_events` (for
+    `teenpatti_parked_events`)."""
+    rows = await pool.fetch("SELECT consumer, count(*) FROM parked_events GROUP BY consumer")
+    return {(row[0],): float(row[1]) for row in rows}
 
 
 class _CommitOnRevoke(ConsumerRebalanceListener):  # type: ignore[misc]

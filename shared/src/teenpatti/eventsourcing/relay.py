@@ -6,6 +6,9 @@ from the last checkpoint (consumers absorb the duplicates) and never loses an ev
 One relay per store is active at a time (a Postgres advisory lock); other instances wait
 as hot standbys and take over when the holder's session ends. A graceful stop first
 publishes everything committed, so nothing waits for the next instance to start.
+The leader measures what still waits (`teenpatti_outbox_backlog_events`, and the oldest's
+age, `teenpatti_outbox_relay_lag_seconds`) after a publish or an idle poll, at most once a
+second, and so does a relay that failed to publish: a scrape never queries the store.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import asyncio
 import contextlib
 import logging
 import zlib
+from datetime import UTC, datetime
 
 import asyncpg
 from aiokafka import AIOKafkaProducer
@@ -27,9 +31,14 @@ from teenpatti.eventsourcing.store import (
     StoredEvent,
 )
 from teenpatti.eventsourcing.topics import TYPE_HEADER, VERSION_HEADER, partition_for
+from teenpatti.observability.metrics import RelayMetrics
+from teenpatti.observability.tracing import TRACEPARENT
 from teenpatti.transient import SERVER_UNAVAILABLE
 
 log = logging.getLogger(__name__)
+
+# the longest measuring the backlog may take (it is a count on the primary key)
+_MEASURE_SECONDS = 2.0
 
 
 def kafka_producer(bootstrap_servers: str, client_id: str) -> AIOKafkaProducer:
@@ -68,6 +77,7 @@ class KafkaOutboxRelay:
         # while leading: the listener connection (reads and checkpoints go through it, no
         # pool round trips) and the checkpoint, which only the leader writes
         self._leader: tuple[asyncpg.Connection, GlobalPosition] | None = None
+        self._metrics = RelayMetrics(name)
 
     @property
     def name(self) -> str:
@@ -97,6 +107,7 @@ class KafkaOutboxRelay:
             if not events:
                 return sent
             await self._publish(events)
+            self._metrics.published(len(events))
             position = events[-1].global_position
             await self._save_checkpoint(position, connection)
             if connection is not None:
@@ -110,10 +121,12 @@ class KafkaOutboxRelay:
                 await self._run_as_leader(stop)
             except (*SERVER_UNAVAILABLE, KafkaError) as error:
                 log.warning("relay %s: %s; retrying", self._name, error)
+                await self._measure()  # what waits meanwhile (Kafka away: its age grows)
                 await _wait_any(stop, seconds=1.0)
             except Exception:
                 # a relay that stops publishes nothing more, silently: never give up
                 log.exception("relay %s: unexpected error; retrying", self._name)
+                await self._measure()
                 await _wait_any(stop, seconds=1.0)
 
     async def _run_as_leader(self, stop: asyncio.Event) -> None:
@@ -131,6 +144,8 @@ class KafkaOutboxRelay:
                     woken = self._wake.is_set() or backoff is not None
                     self._wake.clear()
                     sent = await self.publish_pending()
+                    if self._metrics.due():
+                        await self._measure(self._leader)
                     # Woken but nothing visible yet: an older transaction on this database
                     # still holds the read barrier (usually for a few ms). Look again soon
                     # (2, 4, 8, then every 10 ms) for up to an idle poll, not after it.
@@ -145,6 +160,7 @@ class KafkaOutboxRelay:
                 await self._drain()
             finally:
                 self._leader = None
+                self._metrics.leading(False)
                 # The session holds the leader lock and the LISTEN: end it, so that neither
                 # stays with a pooled connection (service pools do not reset connections).
                 listener.terminate()
@@ -177,11 +193,29 @@ class KafkaOutboxRelay:
         while not stop.is_set():
             if await connection.fetchval("SELECT pg_try_advisory_lock($1)", self._lock_key):
                 log.info("relay %s: active", self._name)
+                self._metrics.leading(True)
                 return
+            self._metrics.leading(False)  # a standby: the leader reports the backlog
             await _wait_any(stop, seconds=1.0)
 
     def _on_notify(self, *_: object) -> None:
         self._wake.set()
+
+    async def _measure(
+        self, leader: tuple[asyncpg.Connection, GlobalPosition] | None = None
+    ) -> None:
+        """Record the backlog (`RelayMetrics`): the events committed after the checkpoint and
+        the age of the oldest. The leader reads on its own connection from the checkpoint it
+        holds; a relay that failed to publish reads the stored checkpoint. Best effort and
+        bounded: a store it cannot read leaves the last figures."""
+        try:
+            async with asyncio.timeout(_MEASURE_SECONDS):
+                connection, position = leader or (None, await self.checkpoint())
+                waiting, oldest = await self._store.backlog(position, connection=connection)
+        except Exception as error:  # TimeoutError included
+            log.debug("relay %s: backlog not measured (%s)", self._name, error)
+            return
+        self._metrics.backlog(waiting, oldest, datetime.now(UTC))
 
     async def _publish(self, events: list[StoredEvent]) -> None:
         """Send `events` and wait until Kafka acknowledged all of them. Records are packed into
@@ -197,6 +231,8 @@ class KafkaOutboxRelay:
                 (TYPE_HEADER, event.event_type.encode()),
                 (VERSION_HEADER, str(event.schema_version).encode()),
             ]
+            if event.trace_context is not None:  # the trace goes on in the consumer
+                headers.append((TRACEPARENT, event.trace_context.encode()))
             partition = partition_for(event.table_id, partitions)
             batch = open_batches.get(partition)
             if (

@@ -21,6 +21,10 @@ chaining its rows with one `events_chain_hashes` call per stream from the hash a
 expected version; a row stored without a hash (by another writer) is chained by the
 `events_chain` row trigger. The payload is stored as `json`, the producer's text.
 
+Trace context. `append` stores the current span's W3C `traceparent` beside the events
+(`trace_context`, NULL when no trace is going on), for the relay to send on with them; it
+is not part of the canonical bytes (docs/decisions/0047-trace-context-with-the-event.md).
+
 Encapsulation. Only this module (and the store's migrations) names the store's tables.
 Services use its methods, which all join the caller's transaction when given `connection`:
 append, lock a stream, read a stream's version, read a stream (or several) from a version;
@@ -42,6 +46,7 @@ import asyncpg
 
 from teenpatti.events.contracts import Event, EventEnvelope
 from teenpatti.migrations import MigrationSet
+from teenpatti.observability.tracing import current_traceparent
 
 # The store's tables and functions: its migrations (applied by `teenpatti migrate`).
 MIGRATIONS = MigrationSet.from_package("store", "teenpatti.eventsourcing.migrations")
@@ -68,7 +73,8 @@ READ_BARRIER = (
 
 _COLUMNS = (
     "position, transaction_id, stream_id, stream_version, event_id, event_type, schema_version,"
-    " table_id, occurred_at, correlation_id, causation_id, producer, payload::text AS payload"
+    " table_id, occurred_at, correlation_id, causation_id, producer, payload::text AS payload,"
+    " trace_context"
 )
 
 _INSERT_EVENTS = """,
@@ -86,9 +92,10 @@ e AS (
       FROM e
 )
 INSERT INTO events (stream_id, stream_version, event_id, event_type, schema_version, table_id,
-                    occurred_at, correlation_id, causation_id, producer, payload, hash)
+                    occurred_at, correlation_id, causation_id, producer, payload, hash,
+                    trace_context)
 SELECT $1, $2 + e.n, e.event_id, e.event_type, e.schema_version, $4, $5, $6, e.causation_id,
-       $8, e.payload, chained.hashes[e.n]
+       $8, e.payload, chained.hashes[e.n], $12
 FROM e, chained
 WHERE EXISTS (SELECT 1 FROM bump)
 ORDER BY e.n
@@ -132,9 +139,9 @@ _APPEND_EXISTING_STREAM = (
 # `append_many`: one statement for any number of streams. (For the one-stream appends of most
 # commands it is slower than the statements above, hence both: docs/decisions/0006.) $1-$5
 # describe the streams (one element each), $6-$11 the events (one each, `k` naming the
-# event's stream by its index), $12 and $13 occurred_at and producer. Every stream is bumped
-# from its expected version (or created, for 0), if its last event is not newer than this
-# transaction (as above); the events are stored only if all were, and
+# event's stream by its index), $12 and $13 occurred_at and producer, $14 the trace context.
+# Every stream is bumped from its expected version (or created, for 0), if its last event is
+# not newer than this transaction (as above); the events are stored only if all were, and
 # chained per stream by `events_chain_hashes` from the hash at the expected version, as above.
 _APPEND_MANY = f"""
 WITH s AS (
@@ -175,10 +182,11 @@ WITH s AS (
      GROUP BY c.k, c.previous
 )
 INSERT INTO events (stream_id, stream_version, event_id, event_type, schema_version, table_id,
-                    occurred_at, correlation_id, causation_id, producer, payload, hash)
+                    occurred_at, correlation_id, causation_id, producer, payload, hash,
+                    trace_context)
 SELECT c.stream_id, e.stream_version, e.event_id, e.event_type, e.schema_version, c.table_id,
        $12, c.correlation_id, e.causation_id, $13, e.payload,
-       chained.hashes[e.stream_version - c.expected]
+       chained.hashes[e.stream_version - c.expected], $14
 FROM e
 JOIN chain_start AS c ON c.k = e.k
 JOIN chained ON chained.k = e.k
@@ -291,6 +299,11 @@ class StoredEvent(asyncpg.Record):  # type: ignore[misc]
         """The payload, decoded on demand: replaying needs the metadata far more often."""
         decoded: dict[str, Any] = json.loads(self.payload_json)
         return decoded
+
+    @property
+    def trace_context(self) -> str | None:
+        """The `traceparent` of the span that appended it, if a trace was going on."""
+        return cast("str | None", self[13])
 
     @property
     def global_position(self) -> GlobalPosition:
@@ -451,6 +464,7 @@ class AsyncpgEventStore:
             [event.event_type for event in events],
             [event.schema_version for event in events],
             [payload_json(event) for event in events],
+            current_traceparent(),
         )
         executor = connection if connection is not None else self._pool
         rows = sorted(await executor.fetch(query, *args))
@@ -530,7 +544,12 @@ class AsyncpgEventStore:
                 events[4].append(payload_json(event))
                 events[5].append(cause)
         rows = await executor.fetch(
-            _APPEND_MANY, *streams, *events, occurred_at or datetime.now(UTC), self._producer
+            _APPEND_MANY,
+            *streams,
+            *events,
+            occurred_at or datetime.now(UTC),
+            self._producer,
+            current_traceparent(),
         )
         if not rows:
             return None
@@ -663,6 +682,28 @@ class AsyncpgEventStore:
                 after.position,
             )
         )
+
+    async def backlog(
+        self,
+        after: GlobalPosition,
+        *,
+        limit: int = 100_000,
+        connection: asyncpg.Connection | None = None,
+    ) -> tuple[int, datetime | None]:
+        """How many committed events lie after `after` (read barrier or not; counted up to
+        `limit`, on the primary key), and when the first of them in commit order occurred:
+        what a relay at `after` has still to publish, and since when (None: nothing)."""
+        executor = connection if connection is not None else self._pool
+        row = await executor.fetchrow(
+            "SELECT (SELECT count(*) FROM (SELECT 1 FROM events"
+            "         WHERE (transaction_id, position) > ($1, $2) LIMIT $3) AS waiting),"
+            " (SELECT occurred_at FROM events WHERE (transaction_id, position) > ($1, $2)"
+            "  ORDER BY transaction_id, position LIMIT 1)",
+            after.transaction_id,
+            after.position,
+            limit,
+        )
+        return int(row[0]), row[1]
 
 
 async def _raise_conflict(

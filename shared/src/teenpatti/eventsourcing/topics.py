@@ -1,7 +1,8 @@
 """Topic creation. Every topic has the same partition count, so one table's events land in
 the same partition number of every topic and one consumer instance sees them all in order.
 A record's value is the event's envelope (JSON); its headers name the event's type and
-schema version, for consumers that pass it over without reading the value.
+schema version, for consumers that pass it over without reading the value, and, for an
+event appended in a trace, that trace's `traceparent` (teenpatti.observability.tracing).
 """
 
 from __future__ import annotations

@@ -9,7 +9,11 @@ the object the routes depend on.
 The kernel owns the rest, the same for every service: the lifespan (the schema check, pools,
 topics, the outbox relay, one consumer per subscribed topic, the tasks, a graceful drain),
 `/health` (the process answers) and `/ready` (every dependency reachable, every background
-task alive), problem details at the HTTP edge, and the request-scoped dependencies
+task alive), `/metrics` (Prometheus: HTTP requests timed by route, consumers, the relay, the
+pool, and the gauges the service reads from its database, `teenpatti.observability.metrics`),
+the log lines and traces (`teenpatti.observability.logs`, `.tracing`: JSON lines naming the
+service and the request or event in hand; spans per request and per consumed batch),
+problem details at the HTTP edge, and the request-scoped dependencies
 (`teenpatti.kernel.dependencies`).
 """
 
@@ -26,7 +30,9 @@ from typing import Any, Generic, TypeVar
 import asyncpg
 from aiokafka import AIOKafkaProducer
 from fastapi import APIRouter, FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
+from fastapi.telemetry import TelemetryConfig
+from prometheus_client import REGISTRY, CollectorRegistry
 from pydantic import BaseModel
 from redis.asyncio import Redis
 from starlette.middleware import Middleware
@@ -43,7 +49,7 @@ from teenpatti.eventsourcing import (
     ensure_topics,
     kafka_producer,
 )
-from teenpatti.eventsourcing.consumer import PartitionsCallback
+from teenpatti.eventsourcing.consumer import PartitionsCallback, parked_by_group
 from teenpatti.http import ApiKeys, ProblemError, install_problem_handlers, problem_response
 from teenpatti.kernel.process import freeze_startup_objects, keep_session
 from teenpatti.kernel.subscriptions import (
@@ -54,6 +60,20 @@ from teenpatti.kernel.subscriptions import (
     passed_over,
 )
 from teenpatti.migrations import MigrationSet, check
+from teenpatti.observability.logs import RequestLogContext, log_context, setup_logging
+from teenpatti.observability.metrics import (
+    CONTENT_TYPE,
+    PARKED_EVENTS,
+    READY_CHECKS,
+    GaugeFamily,
+    GaugeReader,
+    HttpMetricsMiddleware,
+    PoolCollector,
+    Reading,
+    ScrapedGauges,
+    exposition,
+)
+from teenpatti.observability.tracing import flush_traces, setup_tracing
 from teenpatti.settings import InfrastructureSettings
 
 log = logging.getLogger(__name__)
@@ -94,6 +114,8 @@ class Wiring:
     ready: Mapping[str, Callable[[], bool]] = field(default_factory=dict)
     # run first when the service stops (before its consumers and tasks are stopped)
     on_stop: Sequence[Callable[[], Awaitable[None]]] = ()
+    # gauges read from the service's own database when /metrics is scraped (`ScrapedGauges`)
+    gauges: Mapping[GaugeFamily, GaugeReader] = field(default_factory=dict)
 
 
 class Kernel(Generic[S]):
@@ -109,6 +131,12 @@ class Kernel(Generic[S]):
         self._producer: AIOKafkaProducer | None = None
         self.consumers: list[KafkaEventConsumer] = []
         self.tasks: dict[str, asyncio.Task[None]] = {}
+        # this instance's own metrics, beside the process-wide registry: its pool, and the
+        # gauges read when scraped (once started)
+        self.metrics = CollectorRegistry()
+        self.metrics.register(PoolCollector(lambda: self._pool))
+        self.gauges: ScrapedGauges | None = None
+        self._ready: Mapping[str, Callable[[], bool]] = {}
 
     @property
     def pool(self) -> asyncpg.Pool:
@@ -134,6 +162,7 @@ class Kernel(Generic[S]):
 
     async def start(self) -> Wiring:
         settings = self.settings
+        setup_tracing(settings, self.service.name)
         self._pool = await asyncpg.create_pool(
             settings.postgres_dsn(self.service.database(settings)),
             min_size=2,
@@ -158,6 +187,15 @@ class Kernel(Generic[S]):
         )
         self.spawn("relay", relay.run)
         wiring = await self.service.wire(self)
+        self._ready = wiring.ready
+        self.gauges = ScrapedGauges(
+            {
+                READY_CHECKS: self._ready_gauge,
+                PARKED_EVENTS: lambda: parked_by_group(self.pool),
+                **wiring.gauges,
+            }
+        )
+        self.metrics.register(self.gauges)
         for topic, handlers in wiring.subscriptions.items():
             self._consume(topic, handlers, wiring.consumption.get(topic, Consumption()))
         for name, task in wiring.tasks.items():
@@ -225,25 +263,47 @@ class Kernel(Generic[S]):
             await self._redis.aclose()
         if self._pool is not None:
             await self._pool.close()
+        await flush_traces()
 
     async def readiness(self) -> dict[str, str]:
-        """Each dependency and task: "ok" or what is wrong."""
-        checks: dict[str, str] = {}
-        checks["postgres"] = await _probe(self.pool.fetchval("SELECT 1"))
+        """Each dependency and task: "ok" or what is wrong. The dependencies are probed at
+        once, so an answer takes at most `PROBE_SECONDS`."""
         producer = self._producer
-        checks["kafka"] = (
-            await _probe(producer.client.fetch_all_metadata())
-            if producer is not None
-            else "not started"
-        )
+        probes: dict[str, Awaitable[Any]] = {"postgres": self.pool.fetchval("SELECT 1")}
+        if producer is not None:
+            probes["kafka"] = producer.client.fetch_all_metadata()
         if self._redis is not None:
-            checks["redis"] = await _probe(self._redis.ping())
+            probes["redis"] = self._redis.ping()
+        results = await asyncio.gather(*(_probe(probe) for probe in probes.values()))
+        checks = dict(zip(probes, results, strict=True))
+        if producer is None:
+            checks["kafka"] = "not started"
         for name, task in self.tasks.items():
             checks[f"task {name}"] = "ok" if not task.done() else "stopped"
         return checks
 
+    async def _ready_gauge(self) -> Reading:
+        """`teenpatti_ready_check`: each check of /ready, 1 when ok."""
+        checks = await self.readiness()
+        for name, is_ready in self._ready.items():
+            checks[name] = "ok" if is_ready() else "not yet"
+        return {(name,): 1.0 if value == "ok" else 0.0 for name, value in checks.items()}
+
 
 PROBE_SECONDS = 2.0
+
+# FastAPI's own OpenTelemetry: a server span per request, continuing the caller's
+# `traceparent`, when `setup_tracing` has installed a tracer provider. Not for the probes
+# and the scrapes; no spans per dependency, and no OpenTelemetry metrics or logs (the
+# kernel has its own).
+UNTRACED_PATHS = frozenset({"/health", "/ready", "/metrics"})
+TELEMETRY: TelemetryConfig = {
+    "auto_configure": False,
+    "metrics": False,
+    "logs": False,
+    "operation_spans": False,
+    "exclude": lambda scope: scope.get("path") in UNTRACED_PATHS,
+}
 
 
 async def _probe(check: Awaitable[Any]) -> str:
@@ -306,20 +366,32 @@ class Service(Generic[S]):
 
         @asynccontextmanager
         async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+            # again: a uvicorn started in this process has configured its loggers since
+            setup_logging(settings, service.name)
             kernel = Kernel(service, settings)
             wiring: Wiring | None = None
-            try:
-                wiring = await kernel.start()
-                app.state.kernel = kernel
-                app.state.components = wiring.components
-                app.state.ready_checks = wiring.ready
-                yield
-            finally:
-                app.state.components = None
-                await kernel.stop(wiring)
+            with log_context(service=service.name):  # its tasks' lines too
+                try:
+                    wiring = await kernel.start()
+                    app.state.kernel = kernel
+                    app.state.components = wiring.components
+                    app.state.ready_checks = wiring.ready
+                    yield
+                finally:
+                    app.state.components = None
+                    await kernel.stop(wiring)
 
+        setup_logging(settings, self.name)  # before uvicorn's first line about the app
         app = FastAPI(
-            title=f"Teen Patti {self.name}", lifespan=lifespan, middleware=list(self.middleware)
+            title=f"Teen Patti {self.name}",
+            lifespan=lifespan,
+            # outermost: it times the service's own middleware too
+            middleware=[
+                Middleware(HttpMetricsMiddleware),
+                Middleware(RequestLogContext, service=self.name),
+                *self.middleware,
+            ],
+            telemetry=TELEMETRY,
         )
         app.state.service = self
         app.state.settings = settings
@@ -376,5 +448,17 @@ def _probes(name: str) -> APIRouter:
             detail = "; ".join(f"{key}: {value}" for key, value in failing.items())
             raise ProblemError(503, "not_ready", detail, checks=checks)
         return Readiness(service=name, status="ready", checks=checks)
+
+    @router.get("/metrics", include_in_schema=False)
+    async def metrics(request: Request) -> Response:
+        """Prometheus metrics (text format): the process's, and this instance's gauges, read
+        when scraped (cached a few seconds, each read under a timeout)."""
+        kernel: Kernel[Any] | None = request.app.state.kernel
+        registries = [REGISTRY]
+        if kernel is not None:
+            if kernel.gauges is not None:
+                await kernel.gauges.refresh()
+            registries.append(kernel.metrics)
+        return Response(exposition(*registries), media_type=CONTENT_TYPE)
 
     return router

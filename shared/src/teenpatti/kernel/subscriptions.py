@@ -5,11 +5,13 @@ The kernel decodes each record's event, passes over the types a subscription doe
 with a batch: the events of a poll, in order, split into runs of consecutive events for the
 same handler. A single event is a batch of one. An event this build cannot read (an unknown
 type, a schema version beyond the catalog's) is parked by the consumer, never passed over
-unseen.
+unseen. What a handler logs names the events it was given (`log_context`): their type,
+table, round and correlation where they all share one, the event's id for one event.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Generic, TypeVar
@@ -20,6 +22,9 @@ from teenpatti.events import Event, EventEnvelope
 from teenpatti.events.catalog import registry
 from teenpatti.events.contracts import EventContractError, UnsupportedSchemaVersionError
 from teenpatti.eventsourcing.consumer import AfterCommit, BatchHandler, all_of
+from teenpatti.observability.logs import log_context
+
+log = logging.getLogger(__name__)
 
 E_co = TypeVar("E_co", bound=Event, covariant=True)
 
@@ -69,16 +74,47 @@ def dispatcher(handlers: Handlers) -> BatchHandler:
             event = registry.decode_envelope(envelope)
             if handler is not current and run:
                 assert current is not None
-                actions.append(await current(connection, run))
+                actions.append(await _handle(current, connection, run))
                 run = []
             current = handler
             run.append(Received(event, envelope))
         if run:
             assert current is not None
-            actions.append(await current(connection, run))
+            actions.append(await _handle(current, connection, run))
         return all_of(actions)
 
     return dispatch
+
+
+async def _handle(
+    handler: EventHandler, connection: asyncpg.Connection, run: list[Received[Any]]
+) -> AfterCommit | None:
+    """Call `handler` with a run; the lines it logs name what the run's events share."""
+    with log_context(**_in_common(run)):
+        log.debug("handling %d event(s)", len(run))
+        return await handler(connection, run)
+
+
+def _in_common(run: list[Received[Any]]) -> dict[str, object]:
+    """The log fields of a run of events: each one they all share (None: not shared)."""
+    envelopes = [received.envelope for received in run]
+    first = envelopes[0]
+    round_id = first.payload.get("round_id")
+    return {
+        "event_type": first.event_type
+        if all(e.event_type == first.event_type for e in envelopes)
+        else None,
+        "table_id": first.table_id
+        if all(e.table_id == first.table_id for e in envelopes)
+        else None,
+        "round_id": round_id
+        if all(e.payload.get("round_id") == round_id for e in envelopes)
+        else None,
+        "correlation_id": first.correlation_id
+        if all(e.correlation_id == first.correlation_id for e in envelopes)
+        else None,
+        "event_id": first.event_id if len(envelopes) == 1 else None,
+    }
 
 
 def handled_types(handlers: Handlers) -> frozenset[str] | None:

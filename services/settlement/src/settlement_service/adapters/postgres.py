@@ -399,6 +399,17 @@ async def list_problems(pool: asyncpg.Pool, limit: int) -> list[ProblemView]:
     return [ProblemView(**dict(row)) for row in rows]
 
 
+async def held_rounds(pool: asyncpg.Pool) -> dict[tuple[str, ...], float]:
+    """Rounds not settled that a recorded problem holds, by kind of problem (for
+    `teenpatti_settlement_held_rounds`)."""
+    rows = await pool.fetch(
+        "SELECT p.kind, count(DISTINCT p.round_id)"
+        " FROM settlement_problems p LEFT JOIN rounds r USING (round_id)"
+        " WHERE NOT COALESCE(r.settled, false) GROUP BY p.kind"
+    )
+    return {(row[0],): float(row[1]) for row in rows}
+
+
 async def find_bet(pool: asyncpg.Pool, bet_id: UUID) -> BetView | None:
     row = await pool.fetchrow("SELECT * FROM bets WHERE bet_id = $1", bet_id)
     return None if row is None else _bet_view(row)

@@ -152,8 +152,9 @@ async def save_tables(
 ) -> None:
     """Upsert the projection rows of several tables (state, Kafka partition, clock due) in
     one statement; called in the transaction of their appends."""
-    columns: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [], [])
+    columns: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [], [], [])
     for state, kafka_partition, clock_due_at in tables:
+        in_play = state.round_in_play
         values = (
             state.table_id,
             kafka_partition,
@@ -164,21 +165,23 @@ async def save_tables(
             json.dumps(None if state.config is None else config_view(state.config)),
             state.version,
             clock_due_at,
+            in_play.paused_at if in_play is not None and in_play.paused else None,
         )
         for column, value in zip(columns, values, strict=True):
             column.append(value)
     await connection.execute(
         "INSERT INTO tables (table_id, kafka_partition, status, phase, round_id, needs_clock,"
-        " config, version, updated_at, clock_due_at)"
+        " config, version, updated_at, clock_due_at, paused_at)"
         " SELECT table_id, kafka_partition, status, phase, round_id, needs_clock,"
-        " config::jsonb, version, now(), clock_due_at FROM unnest($1::text[], $2::int[],"
-        " $3::text[], $4::text[], $5::text[], $6::bool[], $7::text[], $8::int[],"
-        " $9::timestamptz[]) AS t(table_id, kafka_partition, status, phase, round_id,"
-        " needs_clock, config, version, clock_due_at)"
+        " config::jsonb, version, now(), clock_due_at, paused_at FROM unnest($1::text[],"
+        " $2::int[], $3::text[], $4::text[], $5::text[], $6::bool[], $7::text[], $8::int[],"
+        " $9::timestamptz[], $10::timestamptz[]) AS t(table_id, kafka_partition, status, phase,"
+        " round_id, needs_clock, config, version, clock_due_at, paused_at)"
         " ON CONFLICT (table_id) DO UPDATE SET kafka_partition = EXCLUDED.kafka_partition,"
         " status = EXCLUDED.status, phase = EXCLUDED.phase, round_id = EXCLUDED.round_id,"
         " needs_clock = EXCLUDED.needs_clock, config = EXCLUDED.config,"
-        " version = EXCLUDED.version, updated_at = now(), clock_due_at = EXCLUDED.clock_due_at"
+        " version = EXCLUDED.version, updated_at = now(), clock_due_at = EXCLUDED.clock_due_at,"
+        " paused_at = EXCLUDED.paused_at"
         " WHERE tables.version < EXCLUDED.version",
         *columns,
     )
@@ -235,3 +238,33 @@ async def table_exists(pool: asyncpg.Pool, table_id: str) -> bool:
     return bool(
         await pool.fetchval("SELECT EXISTS (SELECT 1 FROM tables WHERE table_id = $1)", table_id)
     )
+
+
+# the states of `teenpatti_table_rounds`: every one is reported, 0 included
+ROUND_STATES = ("open", "betting", "dealing", "paused", "closed", "cancelled")
+
+
+async def rounds_by_state(pool: asyncpg.Pool) -> dict[tuple[str, ...], float]:
+    """Open tables (and any table with a round still in play) by their current round's
+    state: `open` before its first round, `paused` for a round in play that is paused, else
+    the round's phase."""
+    rows = await pool.fetch(
+        "SELECT CASE WHEN paused_at IS NOT NULL THEN 'paused' ELSE phase END, count(*)"
+        " FROM tables WHERE status = 'open' OR phase IN ('betting', 'dealing') GROUP BY 1"
+    )
+    counts: dict[tuple[str, ...], float] = {(state,): 0.0 for state in ROUND_STATES}
+    counts.update(((row[0],), float(row[1])) for row in rows)
+    return counts
+
+
+async def round_stalls(pool: asyncpg.Pool) -> dict[tuple[str, ...], float]:
+    """The longest a round in play has been dealing without a card (no event of its table
+    since: a card dealt or refused, betting closed, a resume) and has been paused, in
+    seconds (0 when no round is)."""
+    row = await pool.fetchrow(
+        "SELECT coalesce(extract(epoch FROM now() - min(updated_at)"
+        "         FILTER (WHERE phase = 'dealing' AND paused_at IS NULL)), 0),"
+        " coalesce(extract(epoch FROM now() - min(paused_at)), 0)"
+        " FROM tables WHERE phase IN ('betting', 'dealing')"
+    )
+    return {("dealing",): float(row[0]), ("paused",): float(row[1])}

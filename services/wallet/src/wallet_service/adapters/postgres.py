@@ -6,7 +6,7 @@ transaction, so rows and events commit together.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -365,6 +365,18 @@ async def bets_for_payment(
         list(bet_ids),
     )
     return {row[0]: HeldBet._make(row) for row in rows}
+
+
+async def rounds_closed_at(
+    connection: asyncpg.Connection, round_ids: Collection[str]
+) -> dict[str, datetime]:
+    """When each of these rounds closed (its RoundClosed's occurred_at), of those closed."""
+    rows = await connection.fetch(
+        "SELECT round_id, closed_at FROM wallet_rounds"
+        " WHERE round_id = ANY($1::text[]) AND closed_at IS NOT NULL",
+        list(round_ids),
+    )
+    return {row[0]: row[1] for row in rows}
 
 
 async def lock_players(

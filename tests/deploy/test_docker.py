@@ -1,0 +1,282 @@
+"""The image (deploy/docker/Dockerfile), its build context (.dockerignore) and
+docker-compose.yml, read as text and YAML: the machines that run the tests have no Docker
+engine. deploy/README.md says how to build and run them."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCKERFILE = ROOT / "deploy" / "docker" / "Dockerfile"
+COMPOSE = ROOT / "docker-compose.yml"
+ENV_EXAMPLE = ROOT / "deploy" / "docker" / ".env.example"
+APPS = {
+    "table": "table_service.app:app",
+    "scanner-gateway": "scanner_gateway.app:app",
+    "wallet": "wallet_service.app:app",
+    "settlement": "settlement_service.app:app",
+}
+SECRET_SETTINGS = ("TP_PG_PASSWORD", "TP_API_KEYS", "POSTGRES_PASSWORD")
+# uvicorn's wait for requests in flight, from the Dockerfile's CMD
+GRACEFUL_SHUTDOWN = re.compile(r"--timeout-graceful-shutdown (\d+)")
+# the Compose Specification's service keys that this file may use
+SERVICE_KEYS = {
+    "build", "cap_drop", "command", "depends_on", "entrypoint", "environment", "healthcheck",
+    "image", "init", "ports", "profiles", "read_only", "restart", "security_opt",
+    "stop_grace_period", "tmpfs", "volumes",
+}  # fmt: skip
+
+
+@dataclass
+class Stage:
+    name: str
+    base: str
+    instructions: list[tuple[str, str]] = field(default_factory=list)
+
+    def all(self, keyword: str) -> list[str]:
+        return [args for word, args in self.instructions if word == keyword]
+
+
+@cache
+def dockerfile() -> tuple[dict[str, str], list[Stage]]:
+    """The global ARGs' defaults and the stages, from logical lines (continuations joined)."""
+    text = re.sub(r"\\\n", " ", DOCKERFILE.read_text())
+    args: dict[str, str] = {}
+    stages: list[Stage] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        word, _, rest = line.partition(" ")
+        word, rest = word.upper(), " ".join(rest.split())
+        if word == "FROM":
+            base, _, name = rest.partition(" AS ")
+            stages.append(Stage(name or str(len(stages)), base))
+        elif word == "ARG" and not stages:
+            key, _, default = rest.partition("=")
+            args[key] = default
+        else:
+            stages[-1].instructions.append((word, rest))
+    return args, stages
+
+
+def stage(name: str) -> Stage:
+    return next(s for s in dockerfile()[1] if s.name == name)
+
+
+@cache
+def compose() -> dict[str, Any]:
+    loaded: dict[str, Any] = yaml.safe_load(COMPOSE.read_text())
+    return loaded
+
+
+def services() -> dict[str, dict[str, Any]]:
+    found: dict[str, dict[str, Any]] = compose()["services"]
+    return found
+
+
+def apps() -> dict[str, dict[str, Any]]:
+    """The four services' containers (SERVICE_APP picks each one's app)."""
+    return {n: s for n, s in services().items() if "SERVICE_APP" in s.get("environment", {})}
+
+
+def seconds(duration: str) -> float:
+    parts = re.fullmatch(r"(?:(\d+)m)?(?:(\d+)s)?", duration)
+    assert parts is not None and duration, duration
+    return 60 * int(parts[1] or 0) + int(parts[2] or 0)
+
+
+# ---------------------------------------------------------------- the image
+
+
+def test_the_base_image_and_uv_are_pinned() -> None:
+    args, stages = dockerfile()
+    assert re.fullmatch(
+        r"python:3\.11\.\d+-slim-bookworm@sha256:[0-9a-f]{64}", args["PYTHON_IMAGE"]
+    ), args["PYTHON_IMAGE"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+", args["UV_VERSION"]), args["UV_VERSION"]
+    assert stages[0].base == "ghcr.io/astral-sh/uv:${UV_VERSION}"
+    # every other stage starts from the pinned Python image or from another stage
+    names = {s.name for s in stages}
+    assert all(s.base == "${PYTHON_IMAGE}" or s.base in names for s in stages[1:])
+
+
+def test_the_default_target_runs_the_runtime_as_a_non_root_user() -> None:
+    runtime = dockerfile()[1][-1]
+    assert runtime.name == "runtime"
+    (user,) = runtime.all("USER")
+    uid, _, gid = user.partition(":")
+    # numeric, so that Kubernetes can check runAsNonRoot
+    assert uid.isdigit() and int(uid) != 0 and gid.isdigit() and int(gid) != 0, user
+    assert runtime.all("COPY") == ["--from=build /opt/venv /opt/venv"]
+    assert runtime.all("EXPOSE") == ["8000"]
+
+
+def test_the_image_checks_its_health_with_the_standard_library() -> None:
+    (check,) = dockerfile()[1][-1].all("HEALTHCHECK")
+    assert "http://127.0.0.1:8000/health" in check
+    assert '"python", "-c", "import urllib.request;' in check  # no curl in a slim image
+
+
+def test_the_default_command_serves_the_service_that_service_app_names() -> None:
+    (command,) = dockerfile()[1][-1].all("CMD")
+    assert 'exec uvicorn \\"${SERVICE_APP:?' in command
+    assert "--host 0.0.0.0 --port 8000" in command
+    assert GRACEFUL_SHUTDOWN.search(command)
+
+
+def test_the_runtime_is_built_without_the_dev_group_and_the_tools() -> None:
+    build = stage("build")
+    syncs = [args for args in build.all("RUN") if "uv sync" in args]
+    assert len(syncs) == 2
+    for sync in syncs:
+        assert "--frozen" in sync and "--no-dev" in sync, sync
+        assert "--package" not in sync and "--all-groups" not in sync, sync
+    # the locked dependencies first, from the two files alone, then the sources
+    assert "--no-install-workspace" in syncs[0]
+    mounts = re.findall(r"--mount=type=bind,source=([^,]+),target=\1", syncs[0])
+    assert sorted(mounts) == ["pyproject.toml", "uv.lock"]
+    assert "--no-editable" in syncs[1]
+    copied = [args.split()[0] for args in build.all("COPY") if not args.startswith("--from")]
+    assert copied == ["pyproject.toml", "shared", "services"]
+
+
+def test_the_studio_target_adds_the_tools() -> None:
+    (sync,) = [args for args in stage("build-studio").all("RUN") if "uv sync" in args]
+    assert "--package teenpatti-tools" in sync and "--no-dev" in sync
+    studio = stage("studio")
+    assert studio.all("COPY") == ["--from=build-studio /opt/venv /opt/venv"]
+    assert studio.all("ENTRYPOINT") == ['["python", "-m", "teenpatti_tools.devrun"]']
+    assert studio.all("USER") == dockerfile()[1][-1].all("USER")
+
+
+def test_the_build_context_leaves_out_what_the_image_does_not_need() -> None:
+    ignored = {
+        line.strip()
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    }
+    for path in (".git", ".venv", ".local", ".env", "**/.env", "tests", "docs", "benchmarks"):
+        assert path in ignored, path
+    # of tools/, only what the studio target copies
+    assert {"tools/*", "!tools/pyproject.toml", "!tools/src"} <= ignored
+
+
+# ---------------------------------------------------------------- docker-compose.yml
+
+
+def test_compose_uses_only_known_keys() -> None:
+    assert {k for k in compose() if not k.startswith("x-")} == {"name", "services", "volumes"}
+    for name, service in services().items():
+        assert set(service) <= SERVICE_KEYS, (name, set(service) - SERVICE_KEYS)
+
+
+def test_every_container_has_a_healthcheck() -> None:
+    for name, service in services().items():
+        check = service.get("healthcheck", {})
+        if name == "migrate":  # a one-shot job
+            assert check == {"disable": True} and service["restart"] == "no"
+            continue
+        assert check.get("test", [None])[0] in ("CMD", "CMD-SHELL"), name
+        assert {"interval", "timeout", "retries"} <= set(check), name
+
+
+def test_the_services_are_healthy_once_ready() -> None:
+    assert set(apps()) == set(APPS)
+    for name, service in apps().items():
+        assert service["environment"]["SERVICE_APP"] == APPS[name]
+        assert importlib.util.find_spec(APPS[name].partition(":")[0]) is not None
+        assert "http://127.0.0.1:8000/ready" in " ".join(service["healthcheck"]["test"]), name
+
+
+def test_a_stopping_service_has_time_to_drain() -> None:
+    (command,) = dockerfile()[1][-1].all("CMD")
+    in_flight = int(GRACEFUL_SHUTDOWN.findall(command)[-1])
+    for name, service in apps().items():
+        drain = float(service["environment"].get("TP_DRAIN_SECONDS", 15))
+        assert seconds(service["stop_grace_period"]) > in_flight + drain + 5, name
+
+
+def test_postgres_is_healthy_only_once_its_real_server_listens() -> None:
+    # the entrypoint's temporary server, running the init scripts, has no TCP listener
+    test = services()["postgres"]["healthcheck"]["test"]
+    assert test[:2] == ["CMD", "pg_isready"] and test[test.index("-h") + 1] == "127.0.0.1"
+
+
+def test_postgres_and_kafka_keep_their_data_on_named_volumes() -> None:
+    volumes = compose()["volumes"]
+    postgres, kafka = services()["postgres"], services()["kafka"]
+    assert "postgres-data:/var/lib/postgresql/data" in postgres["volumes"]
+    log_dirs = kafka["environment"]["KAFKA_LOG_DIRS"]
+    assert not log_dirs.startswith("/tmp")
+    assert f"kafka-data:{log_dirs}" in kafka["volumes"]
+    assert {"postgres-data", "kafka-data"} <= set(volumes)
+
+
+def test_the_services_start_after_the_migrate_job() -> None:
+    assert services()["migrate"]["command"] == ["teenpatti", "migrate"]
+    for name, service in [*apps().items(), ("studio", services()["studio"])]:
+        assert service["depends_on"]["migrate"] == {
+            "condition": "service_completed_successfully"
+        }, name
+        for infrastructure in ("postgres", "kafka", "redis"):
+            assert service["depends_on"][infrastructure] == {"condition": "service_healthy"}
+
+
+def test_no_secret_is_written_in_compose() -> None:
+    example = ENV_EXAMPLE.read_text()
+    for name, service in services().items():
+        for variable, value in service.get("environment", {}).items():
+            if variable in SECRET_SETTINGS:
+                source = "TP_PG_PASSWORD" if variable == "POSTGRES_PASSWORD" else variable
+                assert str(value).startswith(f"${{{source}:?"), (name, variable)
+                assert re.search(rf"^{source}=", example, re.MULTILINE), source
+    assert ".env" in (ROOT / ".gitignore").read_text().splitlines()
+
+
+def test_our_containers_run_on_a_read_only_file_system() -> None:
+    for name, service in [*apps().items(), ("migrate", services()["migrate"])]:
+        assert service["read_only"] is True and service["tmpfs"] == ["/tmp"], name
+        assert service["cap_drop"] == ["ALL"], name
+
+
+def test_published_ports_listen_on_loopback_only() -> None:
+    for name, service in services().items():
+        for port in service.get("ports", []):
+            assert port.startswith("127.0.0.1:"), (name, port)
+
+
+def test_the_studio_profile_builds_the_studio_target() -> None:
+    studio = services()["studio"]
+    assert studio["profiles"] == ["studio"]
+    assert studio["build"]["target"] == "studio"
+    assert "TP_API_KEYS" not in studio["environment"]  # its players use the development keys
+    assert all(s["build"]["target"] == "runtime" for s in [*apps().values(), services()["migrate"]])
+
+
+def test_prometheus_scrapes_metrics_on_every_instance_of_each_service() -> None:
+    prometheus = services()["prometheus"]
+    mount = next(
+        v for v in prometheus["volumes"] if v.endswith("/etc/prometheus/prometheus.yml:ro")
+    )
+    config = yaml.safe_load((ROOT / mount.split(":")[0]).read_text())
+    (job,) = (j for j in config["scrape_configs"] if j["job_name"] == "teenpatti")
+    assert job["metrics_path"] == "/metrics"
+    (discovery,) = job["dns_sd_configs"]
+    assert discovery["port"] == 8000 and discovery["type"] == "A"
+    assert sorted(discovery["names"]) == sorted(APPS)
+
+
+@pytest.mark.parametrize("name", ["postgres", "kafka", "redis", "prometheus"])
+def test_third_party_images_are_pinned(name: str) -> None:
+    image = services()[name]["image"]
+    # a release, not a moving major tag (Postgres numbers its releases major.minor)
+    assert re.fullmatch(r"[\w./-]+:v?\d+\.\d+(\.\d+)?(-\w+)?", image), image

@@ -1,0 +1,294 @@
+"""The Kubernetes manifests (deploy/kubernetes): the base and each overlay render with
+`kubectl kustomize`, every resource is valid against the Kubernetes API's schemas (offline:
+kubernetes-validate ships them), and the services keep the rules deploy/README.md gives."""
+
+from __future__ import annotations
+
+import base64
+import importlib.util
+import re
+import shutil
+import subprocess
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from teenpatti.migrations import declared_services
+
+ROOT = Path(__file__).resolve().parents[2]
+KUBERNETES = ROOT / "deploy" / "kubernetes"
+TARGETS = ("base", "overlays/local", "overlays/prod")
+# the oldest Kubernetes release the manifests are for, and the newest the schemas know
+KUBERNETES_VERSIONS = ("1.30.0", "1.37.0")
+SERVICE_APPS = {
+    "table": "table_service.app:app",
+    "scanner-gateway": "scanner_gateway.app:app",
+    "wallet": "wallet_service.app:app",
+    "settlement": "settlement_service.app:app",
+}
+REPLICAS = {
+    "base": dict.fromkeys(SERVICE_APPS, 1),
+    "overlays/local": dict.fromkeys(SERVICE_APPS, 1),
+    "overlays/prod": {"table": 2, "scanner-gateway": 2, "wallet": 3, "settlement": 2},
+}
+# created outside git everywhere but in the local overlay, which generates development ones
+SECRET_KEYS = {"teenpatti-postgres": {"username", "password"}, "teenpatti-api-keys": {"api-keys"}}
+SECRET_SETTINGS = ("TP_PG_PASSWORD", "TP_API_KEYS")
+# uvicorn's wait for requests in flight (deploy/docker/Dockerfile's CMD)
+GRACEFUL_SHUTDOWN = re.compile(r"--timeout-graceful-shutdown (\d+)")
+
+Resource = dict[str, Any]
+
+
+@cache
+def rendered(target: str) -> tuple[Resource, ...]:
+    kubectl = shutil.which("kubectl")
+    if kubectl is None:
+        pytest.fail(
+            "kubectl is not installed; `make install` installs it"
+            " (as root: apt-get install -y kubernetes-client)"
+        )
+    done = subprocess.run(
+        [kubectl, "kustomize", str(KUBERNETES / target)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.fail(f"kubectl kustomize {target} failed:\n{done.stderr}")
+    return tuple(doc for doc in yaml.safe_load_all(done.stdout) if doc)
+
+
+def of_kind(target: str, kind: str) -> list[Resource]:
+    return [r for r in rendered(target) if r["kind"] == kind]
+
+
+def deployments(target: str) -> dict[str, Resource]:
+    """The four services' Deployments by name (the local overlay's Redis is one too)."""
+    found = {d["metadata"]["name"]: d for d in of_kind(target, "Deployment")}
+    return {name: found[name] for name in SERVICE_APPS if name in found}
+
+
+def main_container(deployment: Resource) -> Resource:
+    name = deployment["metadata"]["name"]
+    containers = deployment["spec"]["template"]["spec"]["containers"]
+    return next(c for c in containers if c["name"] == name)
+
+
+def every_container(pod: Resource) -> Iterator[Resource]:
+    yield from pod.get("initContainers", [])
+    yield from pod["containers"]
+
+
+def pod_specs(target: str) -> Iterator[tuple[str, Resource]]:
+    for resource in rendered(target):
+        if resource["kind"] in ("Deployment", "StatefulSet", "Job"):
+            name = f"{resource['kind']}/{resource['metadata']['name']}"
+            yield name, resource["spec"]["template"]["spec"]
+
+
+def selects(selector: dict[str, str], labels: dict[str, str]) -> bool:
+    return selector.items() <= labels.items()
+
+
+def settings(target: str) -> dict[str, str]:
+    (config_map,) = (
+        c
+        for c in of_kind(target, "ConfigMap")
+        if c["metadata"]["name"].startswith("teenpatti-settings")
+    )
+    data: dict[str, str] = config_map["data"]
+    return data
+
+
+@pytest.mark.parametrize("version", KUBERNETES_VERSIONS)
+@pytest.mark.parametrize("target", TARGETS)
+def test_every_resource_is_valid_kubernetes(target: str, version: str) -> None:
+    errors = []
+    for resource in rendered(target):
+        where = f"{resource['kind']}/{resource['metadata']['name']}"
+        try:
+            kubernetes_validate.validate(resource, version, strict=True)
+        except kubernetes_validate.ValidationError as error:
+            path = ".".join(str(p) for p in error.path)
+            errors.append(f"{where}: {path}: {error.message}")
+        except kubernetes_validate.SchemaNotFoundError as error:
+            errors.append(f"{where}: {error.message}")
+    assert not errors, "\n".join(errors)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_each_service_has_a_deployment_a_service_and_a_disruption_budget(target: str) -> None:
+    found = deployments(target)
+    assert set(found) == set(SERVICE_APPS)
+    for name, deployment in found.items():
+        labels = deployment["spec"]["template"]["metadata"]["labels"]
+        assert selects(deployment["spec"]["selector"]["matchLabels"], labels)
+        services = [s for s in of_kind(target, "Service") if selects(s["spec"]["selector"], labels)]
+        assert [s["metadata"]["name"] for s in services] == [name]
+        assert services[0]["spec"]["ports"][0]["targetPort"] == "http"
+        budgets = [
+            b
+            for b in of_kind(target, "PodDisruptionBudget")
+            if selects(b["spec"]["selector"]["matchLabels"], labels)
+        ]
+        assert len(budgets) == 1, f"{name}: {len(budgets)} PodDisruptionBudgets"
+        # not minAvailable: with one replica it would block every node drain
+        assert budgets[0]["spec"]["maxUnavailable"] == 1, name
+        assert "minAvailable" not in budgets[0]["spec"], name
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_liveness_on_health_readiness_on_ready(target: str) -> None:
+    for name, deployment in deployments(target).items():
+        container = main_container(deployment)
+        assert {"name": "http", "containerPort": 8000} in container["ports"], name
+        for probe, path in (
+            ("startupProbe", "/health"),
+            ("livenessProbe", "/health"),
+            ("readinessProbe", "/ready"),
+        ):
+            assert container[probe]["httpGet"] == {"path": path, "port": "http"}, (name, probe)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_every_container_has_requests_and_limits(target: str) -> None:
+    for where, pod in pod_specs(target):
+        for container in every_container(pod):
+            resources = container.get("resources", {})
+            assert {"cpu", "memory"} <= set(resources.get("requests", {})), where
+            assert "memory" in resources.get("limits", {}), where
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_our_image_runs_as_non_root_on_a_read_only_file_system(target: str) -> None:
+    for where, pod in pod_specs(target):
+        ours = [c for c in every_container(pod) if c["image"].split(":")[0].endswith("teenpatti")]
+        if not ours:
+            continue  # the local overlay's Postgres, Kafka and Redis: their images' own users
+        assert pod["securityContext"]["runAsNonRoot"] is True, where
+        assert pod["securityContext"]["runAsUser"] != 0, where
+        assert pod["automountServiceAccountToken"] is False, where
+        for container in ours:
+            context = container["securityContext"]
+            assert context["readOnlyRootFilesystem"] is True, where
+            assert context["allowPrivilegeEscalation"] is False, where
+            assert context["capabilities"]["drop"] == ["ALL"], where
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_stopping_pod_has_time_to_drain(target: str) -> None:
+    dockerfile = (ROOT / "deploy" / "docker" / "Dockerfile").read_text()
+    in_flight = int(GRACEFUL_SHUTDOWN.findall(dockerfile)[-1])
+    drain = float(settings(target)["TP_DRAIN_SECONDS"])
+    for name, deployment in deployments(target).items():
+        pod = deployment["spec"]["template"]["spec"]
+        pre_stop = main_container(deployment)["lifecycle"]["preStop"]["exec"]["command"]
+        assert pre_stop[0] == "sleep", name
+        needed = int(pre_stop[1]) + in_flight + drain
+        assert pod["terminationGracePeriodSeconds"] > needed + 5, name
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_each_service_runs_its_app_after_migrating_its_database(target: str) -> None:
+    declared = declared_services()
+    for name, deployment in deployments(target).items():
+        env = {e["name"]: e for e in main_container(deployment)["env"]}
+        app = env["SERVICE_APP"]["value"]
+        assert app == SERVICE_APPS[name]
+        assert importlib.util.find_spec(app.partition(":")[0]) is not None, app
+        (migrate,) = deployment["spec"]["template"]["spec"]["initContainers"]
+        assert migrate["command"] == ["teenpatti", "migrate", name]
+        assert name in declared
+        assert migrate["image"] == main_container(deployment)["image"]
+    (job,) = of_kind(target, "Job")
+    (container,) = job["spec"]["template"]["spec"]["containers"]
+    assert container["command"] == ["teenpatti", "migrate"]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_secrets_are_referenced_by_name_only(target: str) -> None:
+    for where, pod in pod_specs(target):
+        for container in every_container(pod):
+            for entry in container.get("env", []):
+                assert not (entry["name"] in SECRET_SETTINGS and "value" in entry), where
+                reference = entry.get("valueFrom", {}).get("secretKeyRef")
+                if reference is not None:
+                    name = generated_from(reference["name"])
+                    assert reference["key"] in SECRET_KEYS[name], (where, reference)
+    assert not set(SECRET_SETTINGS) & set(settings(target)), "a secret in the ConfigMap"
+
+
+@pytest.mark.parametrize("target", ["base", "overlays/prod"])
+def test_no_secret_is_inlined(target: str) -> None:
+    assert of_kind(target, "Secret") == []
+
+
+def test_the_local_overlay_generates_development_secrets_that_resolve() -> None:
+    secrets = {s["metadata"]["name"]: s for s in of_kind("overlays/local", "Secret")}
+    assert {generated_from(name) for name in secrets} == set(SECRET_KEYS)
+    for where, pod in pod_specs("overlays/local"):
+        for container in every_container(pod):
+            for entry in container.get("env", []):
+                reference = entry.get("valueFrom", {}).get("secretKeyRef")
+                if reference is not None:
+                    assert reference["name"] in secrets, (where, reference)
+                    assert reference["key"] in secrets[reference["name"]]["data"], where
+    (api_keys,) = (s for name, s in secrets.items() if name.startswith("teenpatti-api-keys"))
+    keys = base64.b64decode(api_keys["data"]["api-keys"]).decode()
+    assert all(entry.count(":") >= 2 for entry in keys.split(","))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_replicas(target: str) -> None:
+    counts = {name: d["spec"]["replicas"] for name, d in deployments(target).items()}
+    assert counts == REPLICAS[target]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_prometheus_scrapes_metrics_on_the_service_port(target: str) -> None:
+    for name, deployment in deployments(target).items():
+        annotations = deployment["spec"]["template"]["metadata"]["annotations"]
+        assert annotations == {
+            "prometheus.io/scrape": "true",
+            "prometheus.io/port": "8000",
+            "prometheus.io/path": "/metrics",
+        }, name
+
+
+@pytest.mark.parametrize("target", ["overlays/local", "overlays/prod"])
+def test_overlays_pin_the_image_and_the_namespace(target: str) -> None:
+    for where, pod in pod_specs(target):
+        for container in every_container(pod):
+            image = container["image"]
+            assert re.fullmatch(r"[^:@]+(:[\w.-]+)", image), (where, image)
+            assert not image.endswith(":latest"), (where, image)
+    for resource in rendered(target):
+        if resource["kind"] != "Namespace":
+            assert resource["metadata"]["namespace"] == "teenpatti", resource["metadata"]
+
+
+def test_the_production_overlay_replicates_kafka_topics() -> None:
+    assert settings("overlays/prod")["TP_KAFKA_REPLICATION_FACTOR"] == "3"
+
+
+def test_the_local_postgres_creates_the_same_databases_as_compose() -> None:
+    (init,) = (
+        c
+        for c in of_kind("overlays/local", "ConfigMap")
+        if c["metadata"]["name"] == "postgres-init"
+    )
+    compose_init = (ROOT / "deploy" / "docker" / "postgres-init.sql").read_text()
+    assert init["data"]["databases.sql"] == compose_init
+
+
+def generated_from(name: str) -> str:
+    """A Secret's name without the hash suffix kustomize's secretGenerator appends."""
+    base = re.sub(r"-[a-z0-9]{10}$", "", name)
+    return base if base in SECRET_KEYS else name

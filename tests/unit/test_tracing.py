@@ -1,0 +1,123 @@
+"""Trace context (`teenpatti.observability.tracing`): a span as a `traceparent` and back, and
+the span a consumer handles a batch in, continuing its records' traces."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import SpanContext, SpanKind
+
+from teenpatti.observability import tracing
+from teenpatti.observability.tracing import consuming, current_traceparent, parse_traceparent
+from teenpatti.settings import InfrastructureSettings
+
+A = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+B = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+A_SIBLING = "00-4bf92f3577b34da6a3ce929d0e0e4736-1111111111111111-01"
+
+
+@pytest.fixture
+def spans(monkeypatch: pytest.MonkeyPatch) -> Iterator[InMemorySpanExporter]:
+    """The module's spans recorded in memory (no global tracer provider is set)."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    monkeypatch.setattr(tracing, "_tracer", provider.get_tracer("test"))
+    yield exporter
+    provider.shutdown()
+
+
+def context(value: str) -> SpanContext:
+    parsed = parse_traceparent(value)
+    assert parsed is not None
+    return parsed
+
+
+def test_a_traceparent_is_read_back_as_it_was_written(spans: InMemorySpanExporter) -> None:
+    assert current_traceparent() is None  # no trace going on
+    with consuming("scanner.events", "table-scanner", [context(A)], 1):
+        written = current_traceparent()
+    assert written is not None and written.startswith("00-4bf92f3577b34da6a3ce929d0e0e4736-")
+    assert parse_traceparent(written.encode()) == context(written)
+    assert context(A).trace_id == 0x4BF92F3577B34DA6A3CE929D0E0E4736
+    assert context(A).is_remote
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        None,
+        "",
+        b"",
+        "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",  # another version
+        "00-00000000000000000000000000000000-00f067aa0ba902b7-01",  # no trace
+        "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",  # no span
+        "00-4bf92f3577b34da6a3ce929d0e0e473-00f067aa0ba902b7-01",  # short
+        "00-4bf92f3577b34da6a3ce929d0e0e47zz-00f067aa0ba902b7-01",  # not hex
+        b"\xff\xfe",
+    ],
+)
+def test_what_is_not_a_traceparent_names_no_span(value: str | bytes | None) -> None:
+    assert parse_traceparent(value) is None
+
+
+def test_records_of_one_trace_are_handled_in_a_child_of_their_span(
+    spans: InMemorySpanExporter,
+) -> None:
+    with consuming("table.events", "settlement-table", [context(A), context(A_SIBLING)], 2):
+        pass
+    [span] = spans.get_finished_spans()
+    assert span.name == "process table.events"
+    assert span.kind is SpanKind.CONSUMER
+    assert span.parent == context(A)
+    assert span.context.trace_id == context(A).trace_id
+    assert [link.context for link in span.links] == [context(A_SIBLING)]
+    assert span.attributes == {
+        "messaging.system": "kafka",
+        "messaging.operation.type": "process",
+        "messaging.destination.name": "table.events",
+        "messaging.consumer.group.name": "settlement-table",
+        "messaging.batch.message_count": 2,
+    }
+
+
+def test_records_of_several_traces_start_a_trace_linked_to_each(
+    spans: InMemorySpanExporter,
+) -> None:
+    with consuming("scanner.events", "table-scanner", [context(A), context(B), context(A)], 3):
+        pass
+    [span] = spans.get_finished_spans()
+    assert span.parent is None
+    assert span.context.trace_id not in {context(A).trace_id, context(B).trace_id}
+    assert [link.context for link in span.links] == [context(A), context(B)]
+
+
+def test_records_without_a_trace_start_one(spans: InMemorySpanExporter) -> None:
+    with consuming("wallet.events", "settlement-wallet", [], 1):
+        inside = current_traceparent()
+    [span] = spans.get_finished_spans()
+    assert span.parent is None and not span.links
+    assert inside is not None and inside.split("-")[1] == f"{span.context.trace_id:032x}"
+
+
+def test_without_a_recording_tracer_a_record_s_context_is_still_passed_on() -> None:
+    # the module's tracer is the API's: no provider is installed without TP_OTLP_ENDPOINT
+    with consuming("settlement.events", "wallet-settlement", [context(A)], 1):
+        assert current_traceparent() == A
+
+
+def test_without_an_endpoint_nothing_is_set_up() -> None:
+    tracing.setup_tracing(InfrastructureSettings(otlp_endpoint=""), "table")
+    assert tracing._provider is None
+    assert (
+        tracing.traces_url(InfrastructureSettings(otlp_endpoint="http://collector:4318/"))
+        == "http://collector:4318/v1/traces"
+    )
+    assert (
+        tracing.traces_url(InfrastructureSettings(otlp_endpoint="http://c:4318/v1/traces"))
+        == "http://c:4318/v1/traces"
+    )
