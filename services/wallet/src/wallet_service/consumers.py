@@ -192,7 +192,7 @@ class WalletConsumers:
                 correlation_id=r.envelope.correlation_id,
                 round_id=r.event.round_id,
                 table_id=r.event.table_id,
-                # the lines as they are (not `each()`): a whole model for each costs more
+                # the lines as they are, not `each()`'s models (docs/decisions/0042)
                 lines=r.event.bets,
             )
             for r in received

@@ -75,8 +75,8 @@ CREATE TABLE wallet_bets (
     paid_at         timestamptz
 );
 -- A bet row is written twice, placed then paid: room on its page for the second version
--- lets Postgres update it in place without touching the indexes (a HOT update), about three
--- times as fast for a round's payment; a paid table takes the same room either way.
+-- lets Postgres update it in place without touching the indexes (a HOT update);
+-- docs/decisions/0043-bet-rows-updated-in-place.md.
 ALTER TABLE wallet_bets SET (fillfactor = 50);
 CREATE INDEX wallet_bets_player ON wallet_bets (operator_id, player_id, seq DESC);
 CREATE INDEX wallet_bets_round ON wallet_bets (round_id);
