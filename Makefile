@@ -1,7 +1,7 @@
 # Teen Patti 20-20 live-table backend. `make help` lists the targets.
 include deploy/local/defaults.env
 export TP_HOME TP_PG_PORT TP_PG_USER TP_PG_PASSWORD TP_KAFKA_PORT TP_KAFKA_CONTROLLER_PORT \
-       TP_KAFKA_VERSION TP_REDIS_PORT TP_PROMETHEUS_PORT
+       TP_KAFKA_VERSION TP_REDIS_PORT TP_PROMETHEUS_PORT TP_ENV
 
 UV := $(shell command -v uv 2>/dev/null || echo "$(HOME)/.local/bin/uv")
 STACK := deploy/local/stack.sh

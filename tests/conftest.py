@@ -21,6 +21,11 @@ from teenpatti.eventsourcing import AsyncpgEventStore, ensure_topics
 from teenpatti.settings import InfrastructureSettings
 from teenpatti_tools.databases import drop_database, migrated
 
+# The tests use the local stack's public development credentials and API keys, which a
+# process accepts only in development; the services they start inherit this
+# (docs/decisions/0049-no-default-secret-outside-development.md).
+os.environ.setdefault("TP_ENV", "dev")
+
 
 def _reachable(port: int, host: str = "127.0.0.1") -> bool:
     with socket.socket() as probe:

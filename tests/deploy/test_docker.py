@@ -242,6 +242,16 @@ def test_no_secret_is_written_in_compose() -> None:
     assert ".env" in (ROOT / ".gitignore").read_text().splitlines()
 
 
+def test_only_the_studio_runs_in_development() -> None:
+    """Outside development a container refuses public development secrets
+    (docs/decisions/0049-no-default-secret-outside-development.md)."""
+    for name, service in [*apps().items(), ("migrate", services()["migrate"])]:
+        assert service["environment"]["TP_ENV"] == "production", name
+        assert {"TP_PG_PASSWORD", "TP_API_KEYS"} <= set(service["environment"]), name
+    assert services()["studio"]["environment"]["TP_ENV"] == "dev"
+    assert "TP_ENV=dev" in stage("studio").all("ENV")[0].split()
+
+
 def test_our_containers_run_on_a_read_only_file_system() -> None:
     for name, service in [*apps().items(), ("migrate", services()["migrate"])]:
         assert service["read_only"] is True and service["tmpfs"] == ["/tmp"], name

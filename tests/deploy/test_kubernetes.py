@@ -225,6 +225,19 @@ def test_secrets_are_referenced_by_name_only(target: str) -> None:
     assert not set(SECRET_SETTINGS) & set(settings(target)), "a secret in the ConfigMap"
 
 
+@pytest.mark.parametrize("target", TARGETS)
+def test_only_the_local_overlay_runs_in_development(target: str) -> None:
+    """Outside development our containers refuse public development secrets, so each one is
+    given both Secrets, the migrate containers too
+    (docs/decisions/0049-no-default-secret-outside-development.md)."""
+    assert settings(target)["TP_ENV"] == ("dev" if target == "overlays/local" else "production")
+    for where, pod in pod_specs(target):
+        for container in every_container(pod):
+            if container["image"].split(":")[0].endswith("teenpatti"):
+                given = {entry["name"] for entry in container.get("env", [])}
+                assert set(SECRET_SETTINGS) <= given, (where, container["name"])
+
+
 @pytest.mark.parametrize("target", ["base", "overlays/prod"])
 def test_no_secret_is_inlined(target: str) -> None:
     assert of_kind(target, "Secret") == []

@@ -19,6 +19,7 @@ from fastapi import FastAPI
 from scanner_gateway.config import ScannerSettings
 from settlement_service.config import SettlementSettings
 from table_service.config import TableSettings
+from table_service.domain.decisions import round_closed
 from teenpatti.engine import PUBLISHED_PAY_TABLE, pay_table_to_mapping
 from teenpatti.events.catalog import (
     SCANNER_EVENTS,
@@ -139,8 +140,11 @@ async def test_wallet_parks_garbage(wallet_settings: WalletSettings, wallet_app:
         on_settlement = await send_garbage(
             wallet_settings, SETTLEMENT_EVENTS, "BetsSettled", payload(part)
         )
-        # the good events after the garbage, on the same partition (key T1)
+        # the good events after the garbage, on the same partition (key T1): the round's
+        # result (Player A wins, so the wallet computes the part's 1,950 itself), then the part
         await publish(wallet_settings, TABLE_EVENTS, round_opened("T1-000002"), table_id="T1")
+        a_wins = round_closed("T1", "T1-000001", ["AS", "2D", "KS", "3C", "QS", "5H"])
+        await publish(wallet_settings, TABLE_EVENTS, a_wins, table_id="T1")
         await publish(wallet_settings, SETTLEMENT_EVENTS, part, table_id="T1")
 
         async def paid() -> bool:
@@ -158,7 +162,12 @@ async def test_wallet_parks_garbage(wallet_settings: WalletSettings, wallet_app:
             connection, wallet_settings, "wallet-settlement", SETTLEMENT_EVENTS, on_settlement
         )
         after = await stored_events(connection)
-        assert after == {**before, "BetsPaid": before.get("BetsPaid", 0) + 1}, (before, after)
+        # the round's result sealed its book, and the part paid the bet: nothing else
+        assert after == {
+            **before,
+            "BetBookClosed": before.get("BetBookClosed", 0) + 1,
+            "BetsPaid": before.get("BetsPaid", 0) + 1,
+        }, (before, after)
         unknown = await client.get("/rounds/T1-000009/book", headers=OPERATOR_1)
         assert unknown.status_code == 404, "a hostile RoundOpened was applied"
     finally:

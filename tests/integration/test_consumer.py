@@ -22,6 +22,7 @@ from teenpatti.eventsourcing import (
     kafka_producer,
     partition_for,
 )
+from teenpatti.eventsourcing.consumer import NotYetError, parked_events
 from teenpatti.settings import InfrastructureSettings
 
 from .sample_events import counted, registry
@@ -204,6 +205,88 @@ async def test_poison_events_are_parked_and_the_partition_moves_on(
     assert errors[5] == "ValueError: a negative chip count cannot be applied"
     assert (runtime.stats.handled, runtime.stats.parked) == (1, 6)
     assert list(await effects(pool)) == [good["event_id"]]
+    # as a person reads them: newest first, the type and id of those that are envelopes
+    shown = await parked_events(pool, limit=4)
+    assert [p.error for p in shown] == errors[:1:-1]
+    assert [p.offset for p in shown] == [5, 4, 3, 2]
+    assert [(p.event_type, p.consumer) for p in shown] == [
+        ("ChipCounted", "poison-test"),
+        ("ChipCounted", "poison-test"),
+        ("ChipCounted", "poison-test"),
+        ("ChipsStolen", "poison-test"),
+    ]
+    assert (await parked_events(pool, limit=10))[-2].event_id is None  # "not-a-uuid"
+    assert (await parked_events(pool, limit=10))[-1].event_type is None  # not JSON
+
+
+async def test_an_event_before_what_it_depends_on_is_tried_again_never_parked(
+    store: AsyncpgEventStore,
+    pool: asyncpg.Pool,
+    producer: AIOKafkaProducer,
+    topic: str,
+    infrastructure: InfrastructureSettings,
+) -> None:
+    await pool.execute(EFFECTS)
+    await publish_events(store, producer, topic, 3)
+    calls = 0
+
+    async def early(connection: asyncpg.Connection, envelopes: list[EventEnvelope]) -> None:
+        nonlocal calls
+        calls += 1
+        if calls <= 4:  # more times than a failing handler is tried before it is parked
+            raise NotYetError("what this event depends on is not there yet")
+        await record_effect(connection, envelopes)
+
+    runtime = KafkaEventConsumer(
+        pool,
+        name="not-yet-test",
+        topics=[topic],
+        bootstrap_servers=infrastructure.kafka_servers,
+        handler=early,
+        retry_backoff_seconds=0.01,
+    )
+    await run_until_handled(runtime, pool, infrastructure, topic, 3)
+
+    assert calls > 4
+    assert runtime.stats.parked == 0
+    assert await pool.fetchval("SELECT count(*) FROM parked_events") == 0
+    assert set((await effects(pool)).values()) == {1}
+
+
+async def test_an_event_that_waits_in_vain_is_parked_and_the_others_go_on(
+    store: AsyncpgEventStore,
+    pool: asyncpg.Pool,
+    producer: AIOKafkaProducer,
+    topic: str,
+    infrastructure: InfrastructureSettings,
+) -> None:
+    """A forgery naming a fact that never comes (a round that never closes) must not hold
+    its partition: past `wait_seconds` it is parked, and the events after it are handled."""
+    await pool.execute(EFFECTS)
+    await publish_events(store, producer, topic, 3)
+    waiting_for = {str(e.event_id) for e in await store.read_all() if e.stream_id == "round-1"}
+
+    async def never_for_one(connection: asyncpg.Connection, envelopes: list[EventEnvelope]) -> None:
+        if any(str(e.event_id) in waiting_for for e in envelopes):
+            raise NotYetError("round-1 never comes")
+        await record_effect(connection, envelopes)
+
+    runtime = KafkaEventConsumer(
+        pool,
+        name="waits-in-vain",
+        topics=[topic],
+        bootstrap_servers=infrastructure.kafka_servers,
+        handler=never_for_one,
+        wait_seconds=1.5,
+    )
+    await run_until_handled(runtime, pool, infrastructure, topic, 2, records=3)
+
+    assert runtime.stats.parked == 1
+    (parked,) = await parked_events(pool, limit=10)
+    assert "NotYetError after" in parked.error and "round-1 never comes" in parked.error
+    assert set(await effects(pool)) == {
+        str(e.event_id) for e in await store.read_all() if e.stream_id != "round-1"
+    }
 
 
 async def test_a_redelivered_event_is_applied_once(

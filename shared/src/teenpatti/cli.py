@@ -1,8 +1,8 @@
 """The `teenpatti` command: subcommands over the rules engine (docs/rules-engine.md, "CLI").
 
 Exit status: 0 success; 1 some input lines could not be evaluated (`audit`: a mismatch was
-found); 2 bad arguments or pay table (`audit`: a store or the broker cannot be read);
-130 interrupted.
+found); 2 bad arguments or pay table (`audit`: a store or the broker cannot be read;
+`audit`, `migrate`: a public development secret outside development); 130 interrupted.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from teenpatti.engine import (
     PUBLISHED_PAY_TABLE,
@@ -34,6 +34,11 @@ from teenpatti.engine import (
     settle_bet,
 )
 from teenpatti.observability.logs import configure_logging
+
+if TYPE_CHECKING:
+    from teenpatti.settings import InfrastructureSettings
+
+S = TypeVar("S", bound="InfrastructureSettings")
 
 EVALUATE_STAKE = 100  # minor units; `returns` are what a stake of 100 gets back
 EVALUATE_CURRENCY = "XXX"  # ISO 4217 "no currency": the amounts are only proportions
@@ -151,10 +156,13 @@ def _migrate(args: argparse.Namespace, streams: _Streams) -> int:
     if unknown:
         raise UsageError(f"no service {', '.join(unknown)} (known: {', '.join(sorted(services))})")
 
+    chosen = {name: services[name]() for name in args.services or sorted(services)}
+    # every service's settings checked before the first migration is applied
+    settings_of = {name: _connecting_settings(service.settings) for name, service in chosen.items()}
+
     async def run() -> None:
-        for name in args.services or sorted(services):
-            service = services[name]()
-            settings = service.settings()
+        for name, service in chosen.items():
+            settings = settings_of[name]
             applied = await migrate_service(service, settings)
             database = service.database(settings)
             if applied:
@@ -172,6 +180,21 @@ def _migrate(args: argparse.Namespace, streams: _Streams) -> int:
             raise UsageError(f"{type(error).__name__}: {error}") from None
         raise
     return EXIT_OK
+
+
+def _connecting_settings(settings_class: type[S]) -> S:
+    """The settings of a command that connects, read from the environment: a bad value, or a
+    public development secret outside development, is a usage error."""
+    from pydantic import ValidationError
+
+    from teenpatti.settings import DefaultSecretError
+
+    try:
+        settings = settings_class()
+        settings.refuse_default_secrets()
+    except (ValidationError, DefaultSecretError) as error:
+        raise UsageError(str(error)) from None
+    return settings
 
 
 def _add_audit_parser(commands: Any) -> None:
@@ -263,7 +286,7 @@ def _audit(args: argparse.Namespace, streams: _Streams) -> int:
 
     if args.since is not None and args.until is not None and args.since >= args.until:
         raise UsageError("--since must be before --until")
-    settings = InfrastructureSettings()
+    settings = _connecting_settings(InfrastructureSettings)
     specs = []
     for store, default in _AUDIT_DATABASES.items():
         given = getattr(args, f"{store}_db") or os.environ.get(

@@ -14,9 +14,10 @@ from uuid import uuid4
 import asyncpg
 import httpx
 
+from teenpatti import engine
 from teenpatti.engine import PUBLISHED_PAY_TABLE, pay_table_to_mapping
 from teenpatti.events import Event
-from teenpatti.events.catalog import TABLE_EVENTS, BettingClosed, RoundOpened
+from teenpatti.events.catalog import TABLE_EVENTS, BettingClosed, RoundClosed, RoundOpened
 from teenpatti.migrations import migrate_service
 from tests.integration.services import publish
 from wallet_service.app import create_app
@@ -129,6 +130,35 @@ async def close_betting(settings: WalletSettings, round_id: str, table_id: str =
         BettingClosed(round_id=round_id, table_id=table_id, closed_at=datetime.now(UTC)),
         table_id=table_id,
     )
+
+
+async def close_round(
+    settings: WalletSettings,
+    client: httpx.AsyncClient,
+    round_id: str,
+    cards: list[str],
+    table_id: str = "T1",
+) -> None:
+    """RoundClosed with the engine's result of `cards`, as the table publishes it; returns
+    once the wallet has taken it in."""
+    await send(
+        settings,
+        TABLE_EVENTS,
+        RoundClosed.of(round_id, table_id, cards),
+        table_id=table_id,
+    )
+    await wait_for_round(client, round_id, "closed")
+
+
+def engine_settles(bet_type: str, stake: int, cards: list[str]) -> tuple[str, int]:
+    """The outcome and return the rules engine gives a bet of the round dealt `cards`, with
+    the published pay table (`open_round`'s): what the wallet pays."""
+    settled = engine.settle_bet(
+        engine.Bet(engine.BetType(bet_type), stake, "INR"),
+        engine.resolve_round(engine.parse_cards(cards)),
+        PUBLISHED_PAY_TABLE,
+    )
+    return settled.outcome.value, settled.returned
 
 
 async def deposit(

@@ -17,15 +17,17 @@ from .helpers import (
     OPERATOR_1,
     balances,
     close_betting,
+    close_round,
     database,
     deposit,
+    engine_settles,
     eventually,
     open_round,
     place,
     wait_for_round,
     wallet,
 )
-from .test_payments import settled
+from .test_payments import CARDS, settled
 
 ROUND = "T1-000001"
 PLAYERS = ("p1", "p2", "p3")
@@ -33,7 +35,8 @@ DEPOSIT = 100_000
 
 
 async def place_bets(settings: WalletSettings) -> list[dict[str, Any]]:
-    """20 one-bet slips for each player, betting then closed; the wallet is stopped after."""
+    """20 one-bet slips for each player, on Player A and Player B in turn (Player A wins),
+    betting then closed and the round closed; the wallet is stopped after."""
     bets: list[dict[str, Any]] = []
     async with wallet(settings) as client:
         await open_round(settings, client, ROUND)
@@ -41,7 +44,8 @@ async def place_bets(settings: WalletSettings) -> list[dict[str, Any]]:
             await deposit(client, player, DEPOSIT)
         for n in range(20):
             for player in PLAYERS:
-                response = await place(client, player, ROUND, [("player_a", 1_000 + n)])
+                bet_type = ("player_a", "player_b")[len(bets) % 2]
+                response = await place(client, player, ROUND, [(bet_type, 1_000 + n)])
                 assert response.status_code == 201, response.text
                 (bet,) = response.json()["bets"]
                 bets.append(
@@ -55,7 +59,13 @@ async def place_bets(settings: WalletSettings) -> list[dict[str, Any]]:
                 )
         await close_betting(settings, ROUND)
         await wait_for_round(client, ROUND, "sealed")
+        await close_round(settings, client, ROUND, CARDS)
     return bets
+
+
+def settle(bet: dict[str, Any]) -> tuple[str, int]:
+    """The bet's outcome and return, as the wallet computes them."""
+    return engine_settles(bet["bet_type"], bet["stake"], CARDS)
 
 
 async def publish_all(settings: WalletSettings, envelopes: list[EventEnvelope]) -> None:
@@ -83,13 +93,11 @@ async def test_settlements_arriving_together_are_paid_once_in_a_few_transactions
     wallet_settings: WalletSettings,
 ) -> None:
     bets = await place_bets(wallet_settings)
-    returns = {bet["bet_id"]: 2 * bet["stake"] if n % 2 else 0 for n, bet in enumerate(bets)}
-    envelopes = [
-        envelope_of(bet, "won" if returns[bet["bet_id"]] else "lost", returns[bet["bet_id"]])
-        for bet in bets
-    ]
+    returns = {bet["bet_id"]: settle(bet)[1] for bet in bets}
+    assert {settle(bet)[0] for bet in bets} == {"won", "lost"}
+    envelopes = [envelope_of(bet, *settle(bet)) for bet in bets]
     # a record delivered twice, and a settlement republished under a new event id
-    repeated = [*envelopes, envelopes[3], envelope_of(bets[5], "won", returns[bets[5]["bet_id"]])]
+    repeated = [*envelopes, envelopes[3], envelope_of(bets[5], *settle(bets[5]))]
     # the wallet is down: all of them wait on the topic and come in one poll
     await publish_all(wallet_settings, repeated)
 
@@ -148,7 +156,7 @@ async def test_one_bad_settlement_in_a_batch_is_parked_and_the_rest_are_paid(
     wallet_settings: WalletSettings,
 ) -> None:
     bets = await place_bets(wallet_settings)
-    envelopes = [envelope_of(bet, "lost", 0) for bet in bets]
+    envelopes = [envelope_of(bet, *settle(bet)) for bet in bets]
     forged = new_envelope(
         settled({**bets[7], "stake": 50_000}, "operator-1", "won", 100_000),
         stream_id=f"settlement-{ROUND}",

@@ -25,6 +25,7 @@ from .helpers import (
     OPERATOR_2,
     balances,
     close_betting,
+    close_round,
     database,
     deposit,
     eventually,
@@ -228,6 +229,7 @@ async def test_a_part_of_a_round_is_paid_whole_or_parked_whole(
         status = (await client.get(f"/bets/{a['bet_id']}", headers=OPERATOR_1)).json()
         assert status["status"] == "placed"  # its good line was not paid either
 
+        await close_round(wallet_settings, client, "T1-000001", CARDS)
         (part,) = BetsSettled.parts("T1-000001", "T1", good)
         for _ in range(2):  # the same part twice, as two events: paid once
             await send(wallet_settings, SETTLEMENT_EVENTS, part, table_id="T1")

@@ -77,6 +77,7 @@ def test_every_route_documents_its_answer() -> None:
         "POST /bets": ("201", ref("SlipPublic")),
         "GET /bets/{bet_id}": ("200", ref("BetPublic")),
         "GET /rounds/{round_id}/book": ("200", ref("RoundBookPublic")),
+        "GET /problems": ("200", ref("ProblemsPublic")),
     }
 
 

@@ -7,16 +7,20 @@ from uuid import UUID
 
 import pytest
 
+from teenpatti.engine import PUBLISHED_PAY_TABLE, pay_table_to_mapping
 from teenpatti.events.catalog import BetPaid, BetSettled, BetsPaid
 from wallet_service.domain.betting import LedgerEntry, UnknownBetError
 from wallet_service.domain.payment import (
     BetMismatchError,
     HeldBet,
+    HeldRound,
     PaidBet,
     PaidRun,
     Payment,
     PaymentPlan,
+    PayoutMismatchError,
     RefusedLine,
+    RoundNotSettledError,
     SettlementPart,
     pay,
     plan_payment,
@@ -26,6 +30,20 @@ OP_1, OP_2 = "operator-1", "operator-2"
 ROUND, OTHER_ROUND = "T1-000001", "T2-000001"
 SETTLING = UUID(int=0xC0)  # the correlation of the round's settlement
 SETTLING_OTHER = UUID(int=0xC1)
+PAYTABLE = pay_table_to_mapping(PUBLISHED_PAY_TABLE)
+# A1 B1 A2 B2 A3 B3: Player A's pair of aces beats Player B's high card; no 6 card bonus
+A_WINS = ("AS", "2D", "AH", "3C", "KD", "9S")
+B_WINS = ("2D", "AS", "3C", "AH", "9S", "KD")
+# K-9-7 against K-9-7 in other suits: a tie (two pair over six cards: no bonus)
+TIED = ("KS", "KH", "9S", "9H", "7D", "7C")
+
+
+def closed(round_id: str = ROUND, cards: tuple[str, ...] = A_WINS) -> HeldRound:
+    return HeldRound(round_id, "closed", cards, PAYTABLE)
+
+
+# the rounds as most tests hold them: Player A won ROUND, OTHER_ROUND tied
+ROUNDS = {ROUND: closed(), OTHER_ROUND: closed(OTHER_ROUND, TIED)}
 
 
 def bet(
@@ -125,12 +143,12 @@ def test_a_batch_pays_each_player_a_bets_paid_per_part_with_the_balances_running
     second = bet(6, "p1", "pair_plus_a", 100)
     later = bet(7, "p1", "player_a", 400, round_id=OTHER_ROUND)
     parts = [
-        part(1, line(a, "won", 1_950), line(tie, "lost", 0), line(eur, "won", 600)),
-        part(2, line(b, "won", 1_000), line(other, "push", 700), line(second, "won", 200)),
-        part(3, line(later, "won", 800), round_id=OTHER_ROUND, correlation_id=SETTLING_OTHER),
+        part(1, line(a, "won", 1_950), line(tie, "lost", 0), line(eur, "lost", 0)),
+        part(2, line(b, "lost", 0), line(other, "won", 1_365), line(second, "won", 200)),
+        part(3, line(later, "push", 400), round_id=OTHER_ROUND, correlation_id=SETTLING_OTHER),
     ]
 
-    plan = plan_payment(held_bets(a, tie, eur, b, other, second, later), parts)
+    plan = plan_payment(held_bets(a, tie, eur, b, other, second, later), ROUNDS, parts)
 
     assert plan == PaymentPlan(
         parts=parts,
@@ -144,10 +162,10 @@ def test_a_batch_pays_each_player_a_bets_paid_per_part_with_the_balances_running
             (2, parts[2].lines[0]),
         ),
         credits={
-            (OP_1, "p1", "INR"): 1_950 + 0 + 200 + 800,
-            (OP_1, "p1", "EUR"): 600,
-            (OP_1, "p2", "INR"): 1_000,
-            (OP_2, "p1", "INR"): 700,
+            (OP_1, "p1", "INR"): 1_950 + 0 + 200 + 400,
+            (OP_1, "p1", "EUR"): 0,
+            (OP_1, "p2", "INR"): 0,
+            (OP_2, "p1", "INR"): 1_365,
         },
         refused=(),
         already_paid=(),
@@ -176,25 +194,22 @@ def test_a_batch_pays_each_player_a_bets_paid_per_part_with_the_balances_running
     assert payment == Payment(
         ledger=(
             returned("house", OP_1, None, -1_950, 1),
-            returned("house", OP_1, None, -600, 1, "EUR"),
-            returned("house", OP_1, None, -1_000 - 200, 2),
-            returned("house", OP_2, None, -700, 2),
-            returned("house", OP_1, None, -800, 3),
+            returned("house", OP_1, None, -200, 2),
+            returned("house", OP_2, None, -1_365, 2),
+            returned("house", OP_1, None, -400, 3),
             returned("player", OP_1, "p1", 1_950, 1),
-            returned("player", OP_1, "p1", 600, 1, "EUR"),
-            returned("player", OP_1, "p2", 1_000, 2),
-            returned("player", OP_2, "p1", 700, 2),
+            returned("player", OP_2, "p1", 1_365, 2),
             returned("player", OP_1, "p1", 200, 2),
-            returned("player", OP_1, "p1", 800, 3),
+            returned("player", OP_1, "p1", 400, 3),
         ),
         paid=(
             PaidBet(a.bet_id, "won", 1_950),
             PaidBet(tie.bet_id, "lost", 0),
-            PaidBet(eur.bet_id, "won", 600),
-            PaidBet(b.bet_id, "won", 1_000),
-            PaidBet(other.bet_id, "push", 700),
+            PaidBet(eur.bet_id, "lost", 0),
+            PaidBet(b.bet_id, "lost", 0),
+            PaidBet(other.bet_id, "won", 1_365),
             PaidBet(second.bet_id, "won", 200),
-            PaidBet(later.bet_id, "won", 800),
+            PaidBet(later.bet_id, "push", 400),
         ),
         runs={
             # one append for the round's two parts, another for the other table's round
@@ -207,7 +222,7 @@ def test_a_batch_pays_each_player_a_bets_paid_per_part_with_the_balances_running
                             "p1",
                             (a, "won", 1_950, 4_950),
                             (tie, "lost", 0, 4_950),
-                            (eur, "won", 600, 600),
+                            (eur, "lost", 0, 0),
                         ),
                         paid("p1", (second, "won", 200, 5_150)),
                     ),
@@ -216,7 +231,7 @@ def test_a_batch_pays_each_player_a_bets_paid_per_part_with_the_balances_running
                 PaidRun(
                     table_id="T2",
                     correlation_id=SETTLING_OTHER,
-                    events=(paid("p1", (later, "won", 800, 5_950), round_id=OTHER_ROUND),),
+                    events=(paid("p1", (later, "push", 400, 5_550), round_id=OTHER_ROUND),),
                     causation_ids=(event_id(3),),
                 ),
             ),
@@ -224,7 +239,7 @@ def test_a_batch_pays_each_player_a_bets_paid_per_part_with_the_balances_running
                 PaidRun(
                     table_id="T1",
                     correlation_id=SETTLING,
-                    events=(paid("p2", (b, "won", 1_000, 5_500)),),
+                    events=(paid("p2", (b, "lost", 0, 4_500)),),
                     causation_ids=(event_id(2),),
                 ),
             ),
@@ -232,7 +247,7 @@ def test_a_batch_pays_each_player_a_bets_paid_per_part_with_the_balances_running
                 PaidRun(
                     table_id="T1",
                     correlation_id=SETTLING,
-                    events=(paid("p1", (other, "push", 700, 10_000), operator_id=OP_2),),
+                    events=(paid("p1", (other, "won", 1_365, 10_665), operator_id=OP_2),),
                     causation_ids=(event_id(2),),
                 ),
             ),
@@ -244,32 +259,32 @@ def test_a_batch_pays_each_player_a_bets_paid_per_part_with_the_balances_running
 
 def test_a_bet_paid_before_or_earlier_in_the_batch_is_passed_over() -> None:
     done = bet(1, "p1", status="paid")
-    fresh = bet(2, "p1", "tie", 200)
-    settled_fresh = line(fresh, "won", 1_800)
+    fresh = bet(2, "p1", "pair_plus_a", 200)
+    settled_fresh = line(fresh, "won", 400)
     # the part republished under a new event id in the same batch, and a bet paid before
     parts = [part(1, line(done, "won", 1_950), settled_fresh), part(2, settled_fresh)]
 
-    plan = plan_payment(held_bets(done, fresh), parts)
+    plan = plan_payment(held_bets(done, fresh), ROUNDS, parts)
 
     assert plan == PaymentPlan(
         parts=parts,
         paying=((0, settled_fresh),),
-        credits={(OP_1, "p1", "INR"): 1_800},
+        credits={(OP_1, "p1", "INR"): 400},
         refused=(),
         already_paid=((0, done.bet_id),),
     )
     assert pay(plan, {(OP_1, "p1", "INR"): 0}) == Payment(
         ledger=(
-            returned("house", OP_1, None, -1_800, 1),
-            returned("player", OP_1, "p1", 1_800, 1),
+            returned("house", OP_1, None, -400, 1),
+            returned("player", OP_1, "p1", 400, 1),
         ),
-        paid=(PaidBet(fresh.bet_id, "won", 1_800),),
+        paid=(PaidBet(fresh.bet_id, "won", 400),),
         runs={
             (OP_1, "p1"): (
                 PaidRun(
                     table_id="T1",
                     correlation_id=SETTLING,
-                    events=(paid("p1", (fresh, "won", 1_800, 1_800)),),
+                    events=(paid("p1", (fresh, "won", 400, 400)),),
                     causation_ids=(event_id(1),),
                 ),
             )
@@ -277,7 +292,7 @@ def test_a_bet_paid_before_or_earlier_in_the_batch_is_passed_over() -> None:
     )
 
     # a batch of lines all paid before pays nothing
-    again = plan_payment(held_bets(done), [part(3, line(done, "won", 1_950))])
+    again = plan_payment(held_bets(done), ROUNDS, [part(3, line(done, "won", 1_950))])
     assert (again.paying, again.credits, again.refused) == ((), {}, ())
     assert again.already_paid == ((0, done.bet_id),)
 
@@ -296,7 +311,7 @@ def test_a_line_for_an_unknown_bet_or_not_describing_its_bet_is_refused() -> Non
         part(3, wrong_round, round_id=OTHER_ROUND, correlation_id=SETTLING_OTHER),
     ]
 
-    plan = plan_payment(held_bets(held, paid_before), parts)
+    plan = plan_payment(held_bets(held, paid_before), ROUNDS, parts)
 
     said = f"BetsSettled for bet {held.bet_id} says"
     assert plan.refused == (
@@ -340,10 +355,10 @@ def test_a_line_for_an_unknown_bet_or_not_describing_its_bet_is_refused() -> Non
 def test_zero_returns_are_paid_and_marked_but_move_no_money() -> None:
     a = bet(1, "p1", "player_a", 1_000)
     tie = bet(2, "p1", "tie", 200)
-    b = bet(3, "p2", "player_b", 500)
+    b = bet(3, "p2", "pair_plus_a", 500)
     parts = [part(1, line(a, "lost", 0), line(tie, "lost", 0), line(b, "lost", 0))]
 
-    plan = plan_payment(held_bets(a, tie, b), parts)
+    plan = plan_payment(held_bets(a, tie, b), {ROUND: closed(cards=B_WINS)}, parts)
 
     # zero credits still name the accounts: the credit statement opens any that are missing
     assert plan.credits == {(OP_1, "p1", "INR"): 0, (OP_1, "p2", "INR"): 0}
@@ -373,3 +388,131 @@ def test_zero_returns_are_paid_and_marked_but_move_no_money() -> None:
             ),
         },
     )
+
+
+def mismatch(place: int, held: HeldBet, says: str, computes: str) -> RefusedLine:
+    return RefusedLine(
+        place,
+        held.bet_id,
+        PayoutMismatchError,
+        f"BetsSettled for bet {held.bet_id} ({held.bet_type}, stake {held.stake}"
+        f" {held.currency}, round {held.round_id}) says {says}, the wallet computes {computes}",
+    )
+
+
+def test_a_line_is_paid_only_what_the_engine_settles_its_bet_to() -> None:
+    a = bet(1, "p1", "player_a", 1_000)
+    tie = bet(2, "p1", "tie", 200)
+    b = bet(3, "p2", "player_b", 333)
+    pair = bet(4, "p2", "pair_plus_a", 100)
+    twice = line(a, "won", 2_000)  # 1:1 where the round pays 0.95:1
+    kept = line(tie, "lost", 200)  # a lost bet that returns its stake
+    turned = line(b, "won", 649)  # Player B lost
+    parts = [
+        part(1, twice, line(tie, "lost", 0)),
+        part(2, line(a, "won", 1_950), kept),
+        part(3, turned, line(pair, "won", 200)),
+    ]
+
+    plan = plan_payment(held_bets(a, tie, b, pair), ROUNDS, parts)
+
+    assert plan.refused == (
+        mismatch(0, a, "won returning 2000", "won returning 1950"),
+        mismatch(1, tie, "lost returning 200", "lost returning 0"),
+        mismatch(2, b, "won returning 649", "lost returning 0"),
+    )
+    assert isinstance(plan.refused[0].error(), BetMismatchError)  # parked like any forgery
+    # what the batch would pay, were it not refused: only lines that agree
+    assert plan.paying == (
+        (0, parts[0].lines[1]),
+        (1, parts[1].lines[0]),
+        (2, parts[2].lines[1]),
+    )
+
+    # a correct part alone is paid: 0.95:1 on 333 is 316.35, rounded down
+    good = [part(4, line(b, "lost", 0), line(pair, "won", 200))]
+    assert plan_payment(held_bets(b, pair), ROUNDS, good).refused == ()
+    b_wins = {ROUND: closed(cards=B_WINS)}
+    assert plan_payment(held_bets(b), b_wins, [part(5, line(b, "won", 649))]).paying == (
+        (0, line(b, "won", 649)),
+    )
+
+
+def test_the_rounds_own_pay_table_decides() -> None:
+    a = bet(1, "p1", "player_a", 1_000)
+    even_money = {**PAYTABLE, "name": "even", "player_a": "1"}
+    rounds = {ROUND: HeldRound(ROUND, "closed", A_WINS, even_money)}
+
+    assert plan_payment(held_bets(a), rounds, [part(1, line(a, "won", 2_000))]).refused == ()
+    (refused,) = plan_payment(held_bets(a), rounds, [part(1, line(a, "won", 1_950))]).refused
+    assert refused == mismatch(0, a, "won returning 1950", "won returning 2000")
+
+
+def test_a_forged_amount_for_a_bet_already_paid_is_refused_not_passed_over() -> None:
+    done = bet(1, "p1", status="paid")
+
+    plan = plan_payment(held_bets(done), ROUNDS, [part(1, line(done, "won", 5_000))])
+
+    assert plan.refused == (mismatch(0, done, "won returning 5000", "won returning 1950"),)
+    assert plan.already_paid == ()
+
+
+def test_a_line_for_a_round_without_its_result_is_not_paid_yet() -> None:
+    a = bet(1, "p1", "player_a", 1_000)
+    good = [part(1, line(a, "won", 1_950))]
+    waiting = RefusedLine(
+        0,
+        a.bet_id,
+        RoundNotSettledError,
+        f"BetsSettled for bet {a.bet_id} of round {ROUND}, whose result or cancellation"
+        " the wallet does not hold",
+    )
+
+    for status in ("open", "sealed"):
+        rounds = {ROUND: HeldRound(ROUND, status, None, PAYTABLE)}
+        plan = plan_payment(held_bets(a), rounds, good)
+        assert (plan.refused, plan.paying, plan.credits) == ((waiting,), (), {})
+    assert plan_payment(held_bets(a), {}, good).refused == (waiting,)
+    with pytest.raises(RoundNotSettledError, match="does not hold"):
+        raise waiting.error()
+
+
+def test_a_round_whose_cards_or_pay_table_cannot_be_read_pays_nothing() -> None:
+    a = bet(1, "p1", "player_a", 1_000)
+    good = [part(1, line(a, "won", 1_950))]
+    unreadable = {
+        "no pay table": HeldRound(ROUND, "closed", A_WINS, None),
+        "a card twice": HeldRound(ROUND, "closed", ("AS", "AS", *A_WINS[2:]), PAYTABLE),
+        "a pay table the engine refuses": HeldRound(
+            ROUND, "closed", A_WINS, {**PAYTABLE, "player_a": "-1"}
+        ),
+    }
+    for what, held_round in unreadable.items():
+        (refused,) = plan_payment(held_bets(a), {ROUND: held_round}, good).refused
+        assert refused.reason is PayoutMismatchError, what
+        assert refused.detail.startswith(f"BetsSettled for bet {a.bet_id}: "), what
+
+
+def test_a_cancelled_round_pays_each_bet_its_stake_back_and_nothing_else() -> None:
+    a = bet(1, "p1", "player_a", 1_000)
+    tie = bet(2, "p1", "tie", 200)
+    # cancelled, with or without cards (a RoundClosed after the cancellation changes nothing)
+    for cards in (None, A_WINS):
+        rounds = {ROUND: HeldRound(ROUND, "cancelled", cards, PAYTABLE)}
+        refund = [part(1, line(a, "refunded", 1_000), line(tie, "refunded", 200))]
+
+        plan = plan_payment(held_bets(a, tie), rounds, refund)
+
+        assert plan.refused == ()
+        assert plan.credits == {(OP_1, "p1", "INR"): 1_200}
+        for told in (
+            line(a, "won", 1_950),
+            line(a, "refunded", 1_950),
+            line(a, "refunded", 999),
+            line(a, "push", 1_000),
+            line(a, "lost", 0),
+        ):
+            (refused,) = plan_payment(held_bets(a), rounds, [part(2, told)]).refused
+            assert refused == mismatch(
+                0, a, f"{told.outcome} returning {told.returned}", "refunded returning 1000"
+            )

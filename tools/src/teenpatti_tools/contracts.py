@@ -486,6 +486,9 @@ constraints stops the process at start, with pydantic's message naming the field
 The defaults match the local stack (`make up`, `deploy/local/defaults.env`), so the
 services, the tests and the tools agree with it without any configuration. They are for
 development: a deployment sets at least the addresses, `TP_PG_PASSWORD` and `TP_API_KEYS`.
+The secrets' defaults are public, so unless `TP_ENV` is `dev` (the Makefile and the tests
+set it) every service, `teenpatti migrate` and `teenpatti audit` refuse to start while a
+secret setting holds one, naming each such setting.
 
 Types: *bool* reads `true`/`false`, `1`/`0`, `yes`/`no`, `on`/`off`; *secret* is kept out of
 logs and reprs (`SecretStr`), and its development default is not shown here. A name ending in
@@ -538,7 +541,8 @@ OUTSIDE_SETTINGS: tuple[tuple[str, str, str, str], ...] = (
 _DEFAULTS_ENV = """\
 `deploy/local/defaults.env` also sets `TP_PG_PORT`, `TP_PG_USER`, `TP_PG_PASSWORD`,
 `TP_KAFKA_PORT` and `TP_REDIS_PORT` for the stack, with the same defaults as the settings
-above; set one in the environment and the stack and the services both follow it.
+above, and `TP_ENV=dev` for the Makefile's targets; set one in the environment and the stack
+and the services both follow it.
 """
 
 

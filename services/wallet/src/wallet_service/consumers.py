@@ -24,15 +24,27 @@ from teenpatti.events.catalog import (
     RoundResumed,
 )
 from teenpatti.eventsourcing import AsyncpgEventStore, StreamAppend
-from teenpatti.eventsourcing.consumer import AfterCommit
+from teenpatti.eventsourcing.consumer import AfterCommit, NotYetError
 from teenpatti.kernel import Received
 from teenpatti.observability.metrics import ROUND_CLOSED_TO_PAID, seconds_between
 
 from .adapters import postgres as db
 from .domain.betting import CANCELLED, CLOSED, OPEN, SEALED, seal_book
-from .domain.payment import PaidRun, Player, SettlementPart, pay, plan_payment
+from .domain.payment import (
+    PaidRun,
+    Player,
+    RoundNotSettledError,
+    SettlementPart,
+    pay,
+    plan_payment,
+)
 
 log = logging.getLogger(__name__)
+
+
+class RoundResultAwaitedError(NotYetError):
+    """A settlement for a round whose RoundClosed (or RoundCancelled) the wallet has not taken
+    in yet (`table.events` is another topic): tried again once it has, never parked."""
 
 
 class WalletConsumers:
@@ -61,6 +73,7 @@ class WalletConsumers:
                     currency: {bt: limit.model_dump() for bt, limit in by_type.items()}
                     for currency, by_type in event.limits.items()
                 },
+                paytable=event.model_dump(mode="json")["paytable"],
             )
 
     async def betting_closed(
@@ -183,7 +196,10 @@ class WalletConsumers:
         the bets locked and checked together, each player locked once, balances, ledger and
         bets written with one statement each, and each player's `BetsPaid` appended
         together (`domain.payment`). A part is paid whole or not at all: one line in it that
-        the wallet does not hold as told fails the batch, and the part is parked. Once the
+        the wallet does not hold as told, or whose outcome or return is not what the wallet
+        computes with the rules engine, fails the batch, and the part is parked. A part for
+        a round whose result the wallet does not hold yet waits for it (the consumer rolls
+        back and tries again), then is checked like any other. Once the
         payment has committed, each part paid is timed from its round's RoundClosed
         (`teenpatti_wallet_round_closed_to_paid_seconds`)."""
         parts = [
@@ -200,9 +216,14 @@ class WalletConsumers:
         held = await db.bets_for_payment(
             connection, [line.bet_id for part in parts for line in part.lines]
         )
-        plan = plan_payment(held, parts)
+        rounds = await db.rounds_for_payment(connection, {bet.round_id for bet in held.values()})
+        plan = plan_payment(held, rounds, parts)
         if plan.refused:
-            raise plan.refused[0].error()
+            # a forgery is parked at once; a part early for its round's result waits for it
+            final = [r for r in plan.refused if r.reason is not RoundNotSettledError]
+            if final:
+                raise final[0].error()
+            raise RoundResultAwaitedError(plan.refused[0].detail)
         for place, bet_id in plan.already_paid:
             log.info(
                 "bet %s is already paid; %s %s ignored",

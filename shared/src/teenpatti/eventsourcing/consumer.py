@@ -7,7 +7,11 @@ stopping); so a redelivery, a rebalance, or a crash between the two commits find
 event already recorded and skips it. An event that cannot be handled
 (malformed, or failing again after retries) is parked in `parked_events` with the error,
 logged, and passed over, so it never blocks its partition unseen. Lost database
-connections are not the event's fault: those are retried until the database is back.
+connections are not the event's fault: those are retried until the database is back. Nor is
+an event that came before a fact it depends on, which another consumer has yet to take in
+(`NotYetError`): it is rolled back and handled again after a pause, for up to
+`wait_seconds`; past that it is parked like any event that cannot be handled (a forgery
+naming a round that never comes must not hold its partition).
 
 The handler takes a batch. The records a poll brings (from all its partitions, each in its
 order) are handled together in one transaction (one `processed_events` insert for all, one
@@ -40,10 +44,12 @@ passed over) and each assigned partition's lag (`teenpatti.observability.metrics
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from datetime import datetime
 from uuid import UUID
 
 import asyncpg
@@ -69,6 +75,16 @@ _TRANSIENT_ERRORS = (
     # another writer moved the stream on: handling again re-reads it and decides afresh
     ConcurrencyError,
 )
+
+NOT_YET_PAUSE_SECONDS = 1.0
+
+
+class NotYetError(Exception):
+    """The event depends on a fact its service has not taken in yet (from another topic, whose
+    consumer is behind): the handler's transaction is rolled back and the event handled again
+    after `NOT_YET_PAUSE_SECONDS`, until the fact is there, for up to the consumer's
+    `wait_seconds`; then parked."""
+
 
 PartitionsCallback = Callable[[set[int]], Awaitable[None]]
 Skips = Callable[[EventEnvelope], bool]
@@ -111,6 +127,7 @@ class KafkaEventConsumer:
         skips_type: TypeSkips | None = None,
         max_attempts: int = 3,
         retry_backoff_seconds: float = 0.2,
+        wait_seconds: float = 120.0,
         max_records: int = 500,
         gather_ms: int = 0,
         commit_interval_seconds: float = 0.5,
@@ -128,6 +145,7 @@ class KafkaEventConsumer:
         self._skips = skips
         self._skips_type = skips_type
         self._max_attempts = max_attempts
+        self._wait_seconds = wait_seconds
         self._retry_backoff_seconds = retry_backoff_seconds
         self._max_records = max_records
         self._gather_ms = gather_ms
@@ -248,11 +266,19 @@ class KafkaEventConsumer:
             self.stats.skipped += 1
             return
         attempt = 0
+        waiting_since = asyncio.get_running_loop().time()
         while True:
             try:
                 with self._traced([record]):
                     await self._handle_once(envelope)
                 return
+            except NotYetError as error:
+                waited = asyncio.get_running_loop().time() - waiting_since
+                if waited >= self._wait_seconds:
+                    await self._park(record, f"NotYetError after {waited:.0f} s: {error}")
+                    return
+                log.info("%s: not yet (%s); trying again", self._name, error)
+                await asyncio.sleep(NOT_YET_PAUSE_SECONDS)
             except _TRANSIENT_ERRORS as error:
                 log.warning("%s: database unavailable (%s); retrying", self._name, error)
                 await asyncio.sleep(self._retry_backoff_seconds)
@@ -287,11 +313,19 @@ class KafkaEventConsumer:
             if not kept:
                 return
             readable = kept
+        waiting_since = asyncio.get_running_loop().time()
         while True:
             try:
                 with self._traced(read, len(readable)):
                     await self._handle_batch(readable)
                 return
+            except NotYetError as error:
+                if asyncio.get_running_loop().time() - waiting_since >= self._wait_seconds:
+                    # one by one: the event that waits in vain is parked, the others go on
+                    await self._process_one_by_one(records, f"NotYetError: {error}")
+                    return
+                log.info("%s: not yet (%s); trying again", self._name, error)
+                await asyncio.sleep(NOT_YET_PAUSE_SECONDS)
             except _TRANSIENT_ERRORS as error:
                 log.warning("%s: database unavailable (%s); retrying", self._name, error)
                 await asyncio.sleep(self._retry_backoff_seconds)
@@ -416,6 +450,59 @@ class KafkaEventConsumer:
             # whoever owns them next re-reads from the last commit and processed_events
             # absorbs the repeats.
             log.warning("%s: offsets not committed (%s)", self._name, error)
+
+
+@dataclass(frozen=True, slots=True)
+class ParkedEvent:
+    """A record parked in `parked_events`, for a person: where it came from and why it was
+    not handled; its event's type and id when it is an envelope."""
+
+    id: int
+    consumer: str
+    topic: str
+    partition: int
+    offset: int
+    parked_at: datetime
+    error: str
+    event_type: str | None
+    event_id: UUID | None
+
+
+async def parked_events(pool: asyncpg.Pool, *, limit: int) -> list[ParkedEvent]:
+    """The newest `limit` records parked by the service's consumers, newest first."""
+    rows = await pool.fetch(
+        "SELECT id, consumer, topic, kafka_partition, kafka_offset, parked_at, error,"
+        " record_value FROM parked_events ORDER BY id DESC LIMIT $1",
+        limit,
+    )
+    parked = []
+    for row in rows:
+        event_type, event_id = _named_event(row["record_value"])
+        parked.append(
+            ParkedEvent(
+                id=row["id"],
+                consumer=row["consumer"],
+                topic=row["topic"],
+                partition=row["kafka_partition"],
+                offset=row["kafka_offset"],
+                parked_at=row["parked_at"],
+                error=row["error"],
+                event_type=event_type,
+                event_id=event_id,
+            )
+        )
+    return parked
+
+
+def _named_event(value: bytes | None) -> tuple[str | None, UUID | None]:
+    """The type and id an envelope's bytes name, each None where they name none (a record
+    parked for being unreadable)."""
+    try:
+        envelope = json.loads(value or b"")
+        event_type, event_id = envelope.get("event_type"), UUID(str(envelope.get("event_id")))
+    except (ValueError, AttributeError, RecursionError):
+        return None, None
+    return (event_type if isinstance(event_type, str) else None), event_id
 
 
 async def parked_by_group(pool: asyncpg.Pool) -> dict[tuple[str, ...], float]:

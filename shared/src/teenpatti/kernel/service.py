@@ -162,6 +162,7 @@ class Kernel(Generic[S]):
 
     async def start(self) -> Wiring:
         settings = self.settings
+        settings.refuse_default_secrets()  # before anything connects
         setup_tracing(settings, self.service.name)
         self._pool = await asyncpg.create_pool(
             settings.postgres_dsn(self.service.database(settings)),
@@ -216,6 +217,7 @@ class Kernel(Generic[S]):
             handler=dispatcher(handlers),
             batches=settings.consumer_batches,
             after_commit=settings.consumer_after_commit,
+            wait_seconds=settings.consumer_wait_seconds,
             skips=None if ignored is None else lambda e: ignored(e.event_type, e.schema_version),
             skips_type=ignored,
             max_records=tuning.max_records or settings.consumer_max_records,

@@ -17,7 +17,7 @@ import asyncpg
 from teenpatti.eventsourcing import AsyncpgEventStore
 
 from ..domain.betting import BookSeal, LedgerEntry, RoundBetting, limits_from_mapping
-from ..domain.payment import HeldBet, PaidBet
+from ..domain.payment import HeldBet, HeldRound, PaidBet
 
 
 # ------------------------------------------------------------------------------- players
@@ -212,16 +212,19 @@ async def insert_round(
     opened_at: datetime | None,
     betting_closes_at: datetime,
     limits: dict[str, Any],
+    paytable: dict[str, Any] | None = None,
 ) -> bool:
     inserted = await connection.fetchval(
         "INSERT INTO wallet_rounds (round_id, table_id, status, opened_at, betting_closes_at,"
-        " limits) VALUES ($1, $2, $3, $4, $5, $6::jsonb) ON CONFLICT DO NOTHING RETURNING true",
+        " limits, paytable) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb)"
+        " ON CONFLICT DO NOTHING RETURNING true",
         round_id,
         table_id,
         status,
         opened_at,
         betting_closes_at,
         json.dumps(limits),
+        None if paytable is None else json.dumps(paytable),
     )
     return bool(inserted)
 
@@ -365,6 +368,27 @@ async def bets_for_payment(
         list(bet_ids),
     )
     return {row[0]: HeldBet._make(row) for row in rows}
+
+
+async def rounds_for_payment(
+    connection: asyncpg.Connection, round_ids: Collection[str]
+) -> dict[str, HeldRound]:
+    """What the wallet holds of these rounds to settle their bets itself: status, cards and
+    pay table."""
+    rows = await connection.fetch(
+        "SELECT round_id, status, cards::text AS cards, paytable::text AS paytable"
+        " FROM wallet_rounds WHERE round_id = ANY($1::text[])",
+        list(round_ids),
+    )
+    return {
+        row["round_id"]: HeldRound(
+            row["round_id"],
+            row["status"],
+            None if row["cards"] is None else tuple(json.loads(row["cards"])),
+            None if row["paytable"] is None else json.loads(row["paytable"]),
+        )
+        for row in rows
+    }
 
 
 async def rounds_closed_at(

@@ -4,12 +4,17 @@
 Paying takes two steps around the one statement that credits the accounts and answers with
 their new balances (so the balances cost no read of their own):
 
-1. `plan_payment(held, parts)`: each line is checked against the bet the wallet holds. A line
-   for a bet the wallet never took (`UnknownBetError`), or one that does not describe the
-   bet (`BetMismatchError`, paid or not: a forgery is parked for a person to see), is
-   refused, and one refusal fails the whole batch. A line for a bet already paid (a
-   republished settlement), or paid earlier in the batch, is passed over. The plan holds the
-   lines to pay and each account's credit, zero returns included.
+1. `plan_payment(held, rounds, parts)`: each line is checked against the bet the wallet
+   holds and against what the rules engine settles it to, with the round's own cards and pay
+   table (`payout`): the wallet pays what it computes, never merely what it is told. A line
+   for a bet the wallet never took (`UnknownBetError`), one that does not describe the bet
+   (`BetMismatchError`), or one whose outcome or return is not the engine's
+   (`PayoutMismatchError`), paid or not, is refused: a forgery is parked for a person to
+   see. A line for a round whose result or cancellation the wallet does not hold yet is
+   refused too (`RoundNotSettledError`): its consumer waits for the result and tries again.
+   One refusal fails the whole batch. A line for a bet already paid (a republished
+   settlement), or paid earlier in the batch, is passed over. The plan holds the lines to
+   pay and each account's credit, zero returns included.
 2. `pay(plan, balances)`: from each credited account's balance before the credit, what the
    payment writes: the ledger's entries, the bets marked paid and, per player, the
    `BetsPaid` events in the order to append them, `balance_after` running over the lines in
@@ -22,12 +27,13 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import groupby
-from typing import NamedTuple, cast
+from typing import Any, NamedTuple, cast
 from uuid import UUID
 
+from teenpatti import engine
 from teenpatti.events.catalog import BetSettled, BetsPaid, BetsSettled
 
-from .betting import LedgerEntry, UnknownBetError
+from .betting import CANCELLED, CLOSED, LedgerEntry, UnknownBetError
 
 Account = tuple[str, str, str]  # operator, player, currency
 Player = tuple[str, str]  # operator, player
@@ -38,6 +44,19 @@ PAID = "paid"  # a bet's status once paid ("placed" before)
 class BetMismatchError(ValueError):
     """A `BetsSettled` line that does not describe the bet the wallet holds: parked, never
     paid."""
+
+
+class PayoutMismatchError(BetMismatchError):
+    """A `BetsSettled` line whose outcome or return is not what the rules engine settles its
+    bet to, with the round's cards and pay table: parked, never paid."""
+
+
+class RoundNotSettledError(ValueError):
+    """A `BetsSettled` line for a round whose result (or cancellation) the wallet does not
+    hold yet: nothing can be checked, so nothing is paid until it does."""
+
+
+Refusal = type[UnknownBetError] | type[BetMismatchError] | type[RoundNotSettledError]
 
 
 class HeldBet(NamedTuple):
@@ -53,6 +72,47 @@ class HeldBet(NamedTuple):
     stake: int
     currency: str
     status: str  # "placed" or "paid"
+
+
+class HeldRound(NamedTuple):
+    """A round as the wallet holds it when its bets' settlement comes: what it needs to
+    settle them itself (docs/decisions/0048)."""
+
+    round_id: str
+    status: str  # open, sealed, closed or cancelled
+    cards: tuple[str, ...] | None  # RoundClosed's, A1 B1 A2 B2 A3 B3
+    paytable: Mapping[str, Any] | None  # RoundOpened's, the engine's mapping form
+
+
+# a round's result (or cancellation) and pay table, as the engine settles bets with them
+_Settling = tuple[engine.RoundResult | engine.CancelledRound, engine.PayTable]
+
+
+def settling(round_: HeldRound | None) -> _Settling | str | None:
+    """What the engine settles the round's bets with; None while the round has neither a
+    result nor a cancellation; why not, when its cards or pay table cannot be read."""
+    if round_ is None or round_.status not in (CLOSED, CANCELLED):
+        return None
+    if round_.status == CANCELLED:
+        # Rules README: a cancelled (void) round refunds every bet in full.
+        return engine.CancelledRound("cancelled"), engine.PUBLISHED_PAY_TABLE
+    if round_.cards is None or round_.paytable is None:
+        return f"the wallet holds no cards or no pay table for round {round_.round_id}"
+    try:
+        result = engine.resolve_round(engine.parse_cards(round_.cards))
+        return result, engine.pay_table_from_mapping(dict(round_.paytable))
+    except engine.RulesEngineError as error:
+        return f"the engine refuses round {round_.round_id}'s cards or pay table: {error}"
+
+
+def payout(bet: HeldBet, settled: _Settling) -> tuple[str, int]:
+    """The bet's outcome and return as the rules engine settles it (what settlement's
+    lines must say)."""
+    round_, pay_table = settled
+    result = engine.settle_bet(
+        engine.Bet(engine.BetType(bet.bet_type), bet.stake, bet.currency), round_, pay_table
+    )
+    return result.outcome.value, result.returned
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,10 +133,10 @@ class RefusedLine:
 
     place: int  # its part's place in the batch
     bet_id: UUID
-    reason: type[UnknownBetError] | type[BetMismatchError]
+    reason: Refusal
     detail: str
 
-    def error(self) -> UnknownBetError | BetMismatchError:
+    def error(self) -> UnknownBetError | BetMismatchError | RoundNotSettledError:
         return self.reason(self.detail)
 
 
@@ -128,8 +188,12 @@ class Payment:
     runs: Mapping[Player, tuple[PaidRun, ...]]  # each player's, in the order to append
 
 
-def plan_payment(held: Mapping[UUID, HeldBet], parts: Sequence[SettlementPart]) -> PaymentPlan:
-    """Which lines of `parts` (a batch, in order) the wallet pays, given the bets it holds."""
+def plan_payment(
+    held: Mapping[UUID, HeldBet], rounds: Mapping[str, HeldRound], parts: Sequence[SettlementPart]
+) -> PaymentPlan:
+    """Which lines of `parts` (a batch, in order) the wallet pays, given the bets it holds
+    and their rounds."""
+    rules: dict[str, _Settling | str | None] = {}
     paying: list[tuple[int, BetSettled]] = []
     paying_ids: set[UUID] = set()
     credits: dict[Account, int] = defaultdict(int)
@@ -173,6 +237,44 @@ def plan_payment(held: Mapping[UUID, HeldBet], parts: Sequence[SettlementPart]) 
                         BetMismatchError,
                         f"{BetsSettled.event_type} for bet {bet_id} says {told}, the bet is"
                         f" {expected}",
+                    )
+                )
+                continue
+            if bet.round_id not in rules:
+                rules[bet.round_id] = settling(rounds.get(bet.round_id))
+            rule = rules[bet.round_id]
+            if rule is None:
+                refused.append(
+                    RefusedLine(
+                        place,
+                        bet_id,
+                        RoundNotSettledError,
+                        f"{BetsSettled.event_type} for bet {bet_id} of round {bet.round_id},"
+                        " whose result or cancellation the wallet does not hold",
+                    )
+                )
+                continue
+            if isinstance(rule, str):
+                refused.append(
+                    RefusedLine(
+                        place,
+                        bet_id,
+                        PayoutMismatchError,
+                        f"{BetsSettled.event_type} for bet {bet_id}: {rule}",
+                    )
+                )
+                continue
+            computed = payout(bet, rule)
+            if (line.outcome, line.returned) != computed:
+                refused.append(
+                    RefusedLine(
+                        place,
+                        bet_id,
+                        PayoutMismatchError,
+                        f"{BetsSettled.event_type} for bet {bet_id} ({bet.bet_type}, stake"
+                        f" {bet.stake} {bet.currency}, round {bet.round_id}) says"
+                        f" {line.outcome} returning {line.returned}, the wallet computes"
+                        f" {computed[0]} returning {computed[1]}",
                     )
                 )
                 continue

@@ -1,0 +1,54 @@
+"""A real process outside development, with the public development secrets, refuses to start
+and names them (docs/decisions/0049-no-default-secret-outside-development.md): a service
+started by uvicorn, and `teenpatti migrate`. Neither gets as far as connecting."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+DEVELOPMENT_KEYS = (
+    "dev-operator-1-key",
+    "dev-operator-2-key",
+    "dev-supervisor-key",
+    "dev-dealer-key",
+)
+
+
+def production_with_defaults() -> dict[str, str]:
+    """This session's environment with `TP_ENV=production` and neither secret set."""
+    env = {k: v for k, v in os.environ.items() if k not in ("TP_API_KEYS", "TP_PG_PASSWORD")}
+    env["TP_ENV"] = "production"
+    return env
+
+
+def test_a_service_with_the_default_secrets_exits_naming_them() -> None:
+    process = subprocess.run(
+        [sys.executable, "-m", "uvicorn", "scanner_gateway.app:app", "--port", "0"],
+        env=production_with_defaults(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert process.returncode != 0
+    assert "refusing to start outside development (TP_ENV=production)" in process.stderr
+    assert "TP_PG_PASSWORD is not set" in process.stderr
+    assert "TP_API_KEYS is not set" in process.stderr
+    assert "TP_ENV=dev" in process.stderr
+    assert "Application startup failed" in process.stderr
+    assert not [key for key in DEVELOPMENT_KEYS if key in process.stderr + process.stdout]
+
+
+def test_teenpatti_migrate_with_the_default_secrets_exits_2_naming_them() -> None:
+    process = subprocess.run(
+        [sys.executable, "-m", "teenpatti.cli", "migrate"],
+        env=production_with_defaults(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert process.returncode == 2
+    assert process.stdout == ""
+    assert process.stderr.startswith("teenpatti migrate: error: refusing to start")
+    assert "TP_PG_PASSWORD" in process.stderr and "TP_API_KEYS" in process.stderr
