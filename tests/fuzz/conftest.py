@@ -25,10 +25,9 @@ from settlement_service.app import create_app as create_settlement
 from settlement_service.config import SettlementSettings
 from table_service.app import create_app as create_table
 from table_service.config import TableSettings
-from teenpatti.events.catalog import ALL_TOPICS
-from teenpatti.eventsourcing import TopicConfigurationError, ensure_topics
 from teenpatti.migrations import migrate_service
 from teenpatti.settings import InfrastructureSettings
+from tests.integration.services import topics_ready
 from wallet_service.app import create_app as create_wallet
 from wallet_service.config import WalletSettings
 
@@ -44,22 +43,6 @@ class _TimedTransport(httpx.ASGITransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         async with asyncio.timeout(REQUEST_TIMEOUT):
             return await super().handle_async_request(request)
-
-
-async def topics_ready(settings: InfrastructureSettings) -> None:
-    """Create the test's topics before the app does (a busy broker may describe a topic it
-    has just created with 0 partitions, which the runtime's check refuses)."""
-    async with asyncio.timeout(STARTUP_TIMEOUT):
-        while True:
-            try:
-                await ensure_topics(
-                    settings.kafka_servers,
-                    [settings.topic(t) for t in ALL_TOPICS],
-                    partitions=settings.kafka_partitions,
-                )
-                return
-            except TopicConfigurationError:
-                await asyncio.sleep(0.2)
 
 
 @asynccontextmanager

@@ -18,7 +18,15 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from fastapi import FastAPI
 
 from teenpatti.events import Event, EventEnvelope, new_envelope
-from teenpatti.events.catalog import BetsPaid, BetsPlaced, PaidLine, PlacedLine, registry
+from teenpatti.events.catalog import (
+    ALL_TOPICS,
+    BetsPaid,
+    BetsPlaced,
+    PaidLine,
+    PlacedLine,
+    registry,
+)
+from teenpatti.eventsourcing import TopicConfigurationError, ensure_topics
 from teenpatti.migrations import migrate_service
 from teenpatti.settings import InfrastructureSettings
 
@@ -140,3 +148,19 @@ __all__ = [
     "publish",
     "running",
 ]
+
+
+async def topics_ready(settings: InfrastructureSettings) -> None:
+    """Create the test's topics before its services start: right after creating a topic a
+    busy broker may describe it with no partitions yet, which `ensure_topics` refuses."""
+    async with asyncio.timeout(60):
+        while True:
+            try:
+                await ensure_topics(
+                    settings.kafka_servers,
+                    [settings.topic(t) for t in ALL_TOPICS],
+                    partitions=settings.kafka_partitions,
+                )
+                return
+            except TopicConfigurationError:
+                await asyncio.sleep(0.2)

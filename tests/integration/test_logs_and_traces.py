@@ -31,36 +31,19 @@ from settlement_service.app import create_app as create_settlement
 from settlement_service.config import SettlementSettings
 from table_service.app import create_app as create_table
 from table_service.config import TableSettings
-from teenpatti.events.catalog import ALL_TOPICS, SCANNER_EVENTS, CardScanned
-from teenpatti.eventsourcing import TopicConfigurationError, ensure_topics
+from teenpatti.events.catalog import SCANNER_EVENTS, CardScanned
 from teenpatti.migrations import migrate_service
 from teenpatti.observability.logs import LogHandler
 from teenpatti.settings import InfrastructureSettings
 from teenpatti_tools.databases import drop_database
 from teenpatti_tools.simulator import Endpoints
 from tests.e2e.driver import Studio
-from tests.integration.services import publish
+from tests.integration.services import publish, topics_ready
 from tests.integration.table.helpers import new_table_id, serving, table_body
 from wallet_service.app import create_app as create_wallet
 from wallet_service.config import WalletSettings
 
 API_KEY = "dev-supervisor-key"
-
-
-async def topics_ready(settings: InfrastructureSettings) -> None:
-    """The test's topics, created before the services start: right after creating a topic a
-    busy broker may describe it with no partitions yet, which a service refuses."""
-    async with asyncio.timeout(60):
-        while True:
-            try:
-                await ensure_topics(
-                    settings.kafka_servers,
-                    [settings.topic(t) for t in ALL_TOPICS],
-                    partitions=settings.kafka_partitions,
-                )
-                return
-            except TopicConfigurationError:
-                await asyncio.sleep(0.2)
 
 
 @pytest.fixture

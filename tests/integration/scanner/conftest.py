@@ -16,11 +16,17 @@ from pydantic import SecretStr
 from scanner_gateway.app import create_app
 from scanner_gateway.config import ScannerSettings
 from teenpatti.events import Event, EventEnvelope
-from teenpatti.events.catalog import ALL_TOPICS, SCANNER_EVENTS, TABLE_EVENTS, CardScanned
-from teenpatti.eventsourcing import TopicConfigurationError, ensure_topics
+from teenpatti.events.catalog import SCANNER_EVENTS, TABLE_EVENTS, CardScanned
 from teenpatti.migrations import migrate_service
 from teenpatti.settings import InfrastructureSettings
-from tests.integration.services import collect, count_of, of_type, publish, running
+from tests.integration.services import (
+    collect,
+    count_of,
+    of_type,
+    publish,
+    running,
+    topics_ready,
+)
 
 SUPERVISOR = {"X-Api-Key": "test-supervisor-key"}
 DEALER = {"X-Api-Key": "test-dealer-key"}
@@ -41,22 +47,6 @@ async def scanner_settings(settings: InfrastructureSettings, database_name: str)
             "duplicate_window_seconds": 30.0,
         }
     )
-
-
-async def topics_ready(settings: InfrastructureSettings) -> None:
-    """Create this test's topics before the app does: `ensure_topics` can describe a topic
-    it has just created before its partitions are known (0 partitions) and refuse to run."""
-    async with asyncio.timeout(60):
-        while True:
-            try:
-                await ensure_topics(
-                    settings.kafka_servers,
-                    [settings.topic(t) for t in ALL_TOPICS],
-                    partitions=settings.kafka_partitions,
-                )
-                return
-            except TopicConfigurationError:
-                await asyncio.sleep(0.2)
 
 
 async def wait_ready(client: httpx.AsyncClient) -> None:
