@@ -156,7 +156,8 @@ async def test_a_book_that_disagrees_with_the_bets_holds_the_round(
 
         listed = await client.get("/problems", headers=SUPERVISOR)
         assert listed.status_code == 200
-        assert [(p["round_id"], p["kind"], p["round_settled"]) for p in listed.json()["items"]] == [
+        found = listed.json()["items"]
+        assert [(p["round_id"], p["kind"], p["facts"]["round_settled"]) for p in found] == [
             (round_id("T2"), "digest_mismatch", False)
         ]
         assert (await client.get("/problems", headers=OPERATOR_1)).status_code == 403

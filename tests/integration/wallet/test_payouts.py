@@ -68,13 +68,15 @@ async def test_a_forged_settlement_with_an_inflated_amount_pays_nothing_and_the_
         assert (await client.get("/problems", headers=OPERATOR_1)).status_code == 403
         shown = await client.get("/problems", headers=SUPERVISOR)
         assert shown.status_code == 200, shown.text
+        assert shown.json()["service"] == "wallet"
         (problem,) = shown.json()["items"]
-        assert problem["event_type"] == "BetsSettled"
-        assert problem["topic"].endswith(SETTLEMENT_EVENTS)
-        assert problem["error"].startswith("PayoutMismatchError: ")
-        assert f"bet {a['bet_id']}" in problem["error"]
+        assert problem["kind"] == "parked_event"
+        assert problem["facts"]["event_type"] == "BetsSettled"
+        assert problem["facts"]["topic"].endswith(SETTLEMENT_EVENTS)
+        assert problem["detail"].startswith("PayoutMismatchError: ")
+        assert f"bet {a['bet_id']}" in problem["detail"]
         assert (
-            "says won returning 2000, the wallet computes won returning 1950" in (problem["error"])
+            "says won returning 2000, the wallet computes won returning 1950" in (problem["detail"])
         )
 
         genuine = BetsSettled(

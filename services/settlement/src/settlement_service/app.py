@@ -18,7 +18,7 @@ from teenpatti.kernel import Consumption, Kernel, Service, Wiring
 from teenpatti.migrations import MigrationSet
 from teenpatti.observability.metrics import SETTLEMENT_HELD_ROUNDS
 
-from .adapters.postgres import held_rounds
+from .adapters.postgres import held_rounds, held_settlement_problems
 from .config import SettlementSettings
 from .entrypoints import router
 from .handlers import Settlement
@@ -48,6 +48,7 @@ async def wire(kernel: Kernel[SettlementSettings]) -> Wiring:
         tasks={"settler": settler.run},
         components=settlement,
         gauges={SETTLEMENT_HELD_ROUNDS: lambda: held_rounds(kernel.pool)},
+        problems={"settlement": held_settlement_problems},
     )
 
 

@@ -4,22 +4,21 @@ and a round's totals only over its own bets."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Literal
 from uuid import UUID
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter
 from pydantic import BaseModel
 
 from teenpatti.events.catalog import CurrencyTotals
 from teenpatti.http import ProblemError
-from teenpatti.kernel.dependencies import Operator, Pool, Supervisor
+from teenpatti.kernel.dependencies import Operator, Pool
 
 from .adapters.postgres import (
     BetView,
     RoundRow,
     find_bet,
     find_round,
-    list_problems,
     operator_bets_of_round,
 )
 from .domain import currency_totals
@@ -72,19 +71,6 @@ class BetWithRoundPublic(BetSettlementPublic):
     round: RoundSummaryPublic
 
 
-class ProblemPublic(BaseModel):
-    round_id: str
-    kind: str
-    detail: str
-    first_seen_at: datetime
-    last_seen_at: datetime
-    round_settled: bool  # false: the round is held until a person resolves this
-
-
-class ProblemsPublic(BaseModel):
-    items: list[ProblemPublic]
-
-
 router = APIRouter()
 
 
@@ -114,27 +100,6 @@ async def bet_settlement(bet_id: UUID, operator: Operator, pool: Pool) -> BetWit
     if round_ is None:  # the bet's transaction created the round's row
         raise ProblemError(404, "unknown_round", f"no round {bet.round_id!r} is known")
     return BetWithRoundPublic(**_bet(bet).model_dump(), round=_summary(round_))
-
-
-@router.get("/problems", response_model=ProblemsPublic)
-async def problems(
-    supervisor: Supervisor, pool: Pool, limit: Annotated[int, Query(ge=1, le=1000)] = 100
-) -> ProblemsPublic:
-    """What held a round (or arrived after it was settled), for a supervisor to resolve."""
-    found = await list_problems(pool, limit)
-    return ProblemsPublic(
-        items=[
-            ProblemPublic(
-                round_id=p.round_id,
-                kind=p.kind,
-                detail=p.detail,
-                first_seen_at=p.first_seen_at,
-                last_seen_at=p.last_seen_at,
-                round_settled=p.settled,
-            )
-            for p in found
-        ]
-    )
 
 
 def _summary(round_: RoundRow) -> RoundSummaryPublic:

@@ -1,5 +1,5 @@
 """HTTP routes of the wallet: thin, every one scoped by the operator holding the API key
-(the key holder's name is the operator id), but the supervisor's list of problems."""
+(the key holder's name is the operator id); the kernel serves the supervisor's `/problems`."""
 
 from __future__ import annotations
 
@@ -20,9 +20,8 @@ from pydantic import (
 )
 
 from teenpatti.events.catalog import BetTypeName, Outcome
-from teenpatti.eventsourcing.consumer import parked_events
 from teenpatti.http import ProblemError
-from teenpatti.kernel.dependencies import Operator, Pool, Supervisor, provide
+from teenpatti.kernel.dependencies import Operator, provide
 
 from .domain.betting import SlipLine
 from .handlers import Slip, Wallet
@@ -154,51 +153,7 @@ class RoundBookPublic(BaseModel):
     bets: list[BetPublic]
 
 
-class ParkedEventPublic(BaseModel):
-    """An event the wallet's consumers refused and parked (a settlement it would not pay, one
-    it could not read): nothing of it was applied; a person decides what follows."""
-
-    consumer: str
-    topic: str
-    partition: int
-    offset: int
-    parked_at: Timestamp
-    event_type: str | None  # null when the record is not an event envelope
-    event_id: UUID | None
-    error: str  # the exception's name and message: what the line said, what the wallet computed
-
-
-class ProblemsPublic(BaseModel):
-    """The newest parked events first."""
-
-    items: list[ParkedEventPublic]
-
-
 # --------------------------------------------------------------------------- routes
-@router.get("/problems")
-async def problems(
-    supervisor: Supervisor, pool: Pool, limit: Annotated[int, Query(ge=1, le=100)] = 20
-) -> ProblemsPublic:
-    """The events the wallet parked, newest first, for a supervisor to look at: above all
-    settlements that it refused to pay (docs/services/wallet.md)."""
-    found = await parked_events(pool, limit=limit)
-    return ProblemsPublic(
-        items=[
-            ParkedEventPublic(
-                consumer=p.consumer,
-                topic=p.topic,
-                partition=p.partition,
-                offset=p.offset,
-                parked_at=p.parked_at,
-                event_type=p.event_type,
-                event_id=p.event_id,
-                error=p.error,
-            )
-            for p in found
-        ]
-    )
-
-
 @router.post("/players/{player_id}/deposits")
 async def deposit(
     player_id: PlayerId, body: TransferCreate, operator: Operator, wallet: WalletDep

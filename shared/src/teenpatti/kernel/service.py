@@ -13,7 +13,8 @@ task alive), `/metrics` (Prometheus: HTTP requests timed by route, consumers, th
 pool, and the gauges the service reads from its database, `teenpatti.observability.metrics`),
 the log lines and traces (`teenpatti.observability.logs`, `.tracing`: JSON lines naming the
 service and the request or event in hand; spans per request and per consumed batch),
-problem details at the HTTP edge, and the request-scoped dependencies
+problem details at the HTTP edge, `/problems` (what the service holds for a person,
+`teenpatti.kernel.problems`), and the request-scoped dependencies
 (`teenpatti.kernel.dependencies`).
 """
 
@@ -51,6 +52,7 @@ from teenpatti.eventsourcing import (
 )
 from teenpatti.eventsourcing.consumer import PartitionsCallback, parked_by_group
 from teenpatti.http import ApiKeys, ProblemError, install_problem_handlers, problem_response
+from teenpatti.kernel.problems import ProblemSource, problems_router
 from teenpatti.kernel.process import freeze_startup_objects, keep_session
 from teenpatti.kernel.subscriptions import (
     Handlers,
@@ -116,6 +118,8 @@ class Wiring:
     on_stop: Sequence[Callable[[], Awaitable[None]]] = ()
     # gauges read from the service's own database when /metrics is scraped (`ScrapedGauges`)
     gauges: Mapping[GaugeFamily, GaugeReader] = field(default_factory=dict)
+    # what `GET /problems` lists beside the parked events, by kind (`teenpatti.kernel.problems`)
+    problems: Mapping[str, ProblemSource] = field(default_factory=dict)
 
 
 class Kernel(Generic[S]):
@@ -378,6 +382,7 @@ class Service(Generic[S]):
                     app.state.kernel = kernel
                     app.state.components = wiring.components
                     app.state.ready_checks = wiring.ready
+                    app.state.problem_sources = wiring.problems
                     yield
                 finally:
                     app.state.components = None
@@ -399,11 +404,13 @@ class Service(Generic[S]):
         app.state.settings = settings
         app.state.kernel = None
         app.state.components = None
+        app.state.problem_sources = {}
         app.state.api_keys = ApiKeys(settings.api_keys.get_secret_value())
         install_problem_handlers(app)
         for error_class, refusal in self.errors.items():
             app.add_exception_handler(error_class, _refusal_handler(refusal))
         app.include_router(_probes(self.name))
+        app.include_router(problems_router(self.name))
         for router in self.routers:
             app.include_router(router)
         return app

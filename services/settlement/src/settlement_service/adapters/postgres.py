@@ -18,6 +18,7 @@ from uuid import UUID
 import asyncpg
 
 from teenpatti.events.catalog import BetSettled, RoundClosed, RoundSettled
+from teenpatti.kernel.problems import Problem
 
 from ..domain import PlacedBet, RoundFacts, SealedBook
 
@@ -397,6 +398,24 @@ async def list_problems(pool: asyncpg.Pool, limit: int) -> list[ProblemView]:
         limit,
     )
     return [ProblemView(**dict(row)) for row in rows]
+
+
+async def held_settlement_problems(pool: asyncpg.Pool, limit: int) -> list[Problem]:
+    """`GET /problems`: what held a round (or arrived after it was settled), newest first."""
+    return [
+        Problem(
+            kind=view.kind,
+            detail=view.detail,
+            since=view.first_seen_at,
+            round_id=view.round_id,
+            facts={
+                "last_seen_at": view.last_seen_at.isoformat(),
+                # false: the round is held until a person resolves this
+                "round_settled": view.settled,
+            },
+        )
+        for view in await list_problems(pool, limit)
+    ]
 
 
 async def held_rounds(pool: asyncpg.Pool) -> dict[tuple[str, ...], float]:
