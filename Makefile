@@ -2,6 +2,10 @@
 include deploy/local/defaults.env
 export TP_HOME TP_PG_PORT TP_PG_USER TP_PG_PASSWORD TP_KAFKA_PORT TP_KAFKA_CONTROLLER_PORT \
        TP_KAFKA_VERSION TP_REDIS_PORT TP_PROMETHEUS_PORT TP_ENV
+# each process's credentials, which `make up` writes there: the tools' and tests' the admin's,
+# each service's its own (docs/decisions/0050-a-principal-per-service.md)
+TP_CREDENTIALS_DIR ?= $(abspath $(TP_HOME))/secrets
+export TP_CREDENTIALS_DIR
 
 UV := $(shell command -v uv 2>/dev/null || echo "$(HOME)/.local/bin/uv")
 STACK := deploy/local/stack.sh
@@ -16,7 +20,7 @@ install: ## install uv, the locked Python dependencies, kubectl and promtool (de
 	@$(UV) sync --frozen --all-groups --quiet
 	@$(STACK) tools
 
-up: install ## start Kafka, Postgres, Redis and Prometheus (:19090) as local processes and migrate the databases (idempotent)
+up: install ## start Kafka, Postgres, Redis and Prometheus (:19090) as local processes, with a user per service, and migrate the databases (idempotent)
 	@$(STACK) up
 	@$(UV) run teenpatti migrate
 

@@ -63,7 +63,7 @@ from teenpatti.events.catalog import (
 from teenpatti.eventsourcing import MIGRATIONS as STORE_MIGRATIONS
 from teenpatti.eventsourcing import AsyncpgEventStore
 from teenpatti.kernel.process import freeze_startup_objects
-from teenpatti.settings import InfrastructureSettings
+from teenpatti.settings import ADMIN, InfrastructureSettings
 from teenpatti_tools.bench import Figure
 from teenpatti_tools.simulator import BET_TYPES
 
@@ -235,7 +235,7 @@ async def profile_rebuild(store: AsyncpgEventStore, lines: int = 18) -> str:
 
 async def measure(quick: bool, show_profile: bool = False) -> list[Figure]:
     wanted = 100_000 if quick else 1_000_000
-    settings = InfrastructureSettings()
+    settings = InfrastructureSettings().as_principal(ADMIN)  # TP_CREDENTIALS_DIR
     name = f"bench_rebuild_{uuid.uuid4().hex[:8]}"
     admin = await asyncpg.connect(settings.postgres_dsn("postgres"))
     try:

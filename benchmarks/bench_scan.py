@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import json
 import random
 import sys
@@ -59,6 +60,7 @@ from teenpatti_tools.devrun import free_base_port
 from teenpatti_tools.simulator import BET_TYPES, OPERATOR_KEYS, SUPERVISOR_KEY
 
 BENCHMARK = "scan to result"
+SEQUENCES = itertools.count(1)  # each read's sequence number, above all before it
 GOAL_MS = 50.0
 CURRENCY = "INR"
 LIMITS = {CURRENCY: {bet: {"min": 100, "max": 100_000} for bet in BET_TYPES}}
@@ -219,7 +221,7 @@ class Studio:
             "POST",
             "/scans",
             headers={"X-Device-Id": device_id, "Authorization": f"Bearer {credential}"},
-            body={"read": card, "table_id": table_id},
+            body={"read": card, "table_id": table_id, "sequence": next(SEQUENCES)},
         )
         if status not in (200, 202):
             raise RuntimeError(f"scan on {table_id}: {status} {body}")
@@ -270,15 +272,15 @@ class Hop:
 async def kafka_round_trips(settings: InfrastructureSettings, count: int) -> Hop:
     """Produce -> consume on a fresh topic (the system's prefix: removed with the system)."""
     topic = settings.topic(f"bench-rtt-{uuid.uuid4().hex[:6]}")
-    admin = AIOKafkaAdminClient(bootstrap_servers=settings.kafka_servers)
+    admin = AIOKafkaAdminClient(**settings.kafka_options())
     await admin.start()
     try:
         await admin.create_topics([NewTopic(topic, 1, 1)])
     finally:
         await admin.close()
-    producer = kafka_producer(settings.kafka_servers, client_id="bench-rtt")
+    producer = kafka_producer(settings.kafka_options(), client_id="bench-rtt")
     consumer = AIOKafkaConsumer(
-        bootstrap_servers=settings.kafka_servers,
+        **settings.kafka_options(),
         enable_auto_commit=False,
         isolation_level="read_committed",
     )
@@ -402,9 +404,14 @@ async def player_feed(system: System, table_id: str, run: ScanRun) -> None:
     port = urllib.parse.urlsplit(system.url("table")).port
     position = 0
     while True:
-        uri = f"ws://127.0.0.1:{port}/tables/{table_id}/feed?after={position}&key={PLAYER_KEY}"
+        uri = f"ws://127.0.0.1:{port}/tables/{table_id}/feed?after={position}"
         try:
-            async with websockets.connect(uri, max_size=None, ping_interval=None) as feed:
+            async with websockets.connect(
+                uri,
+                additional_headers={"X-Api-Key": PLAYER_KEY},
+                max_size=None,
+                ping_interval=None,
+            ) as feed:
                 async for raw in feed:
                     seen = time.time()
                     message = json.loads(raw)
@@ -488,7 +495,7 @@ STAGES = (
 async def kafka_timestamps(settings: InfrastructureSettings, topics: list[str]) -> dict[str, float]:
     """event_id -> the record's Kafka timestamp (CreateTime: when the relay sent it), s."""
     consumer = AIOKafkaConsumer(
-        bootstrap_servers=settings.kafka_servers,
+        **settings.kafka_options(),
         enable_auto_commit=False,
         isolation_level="read_committed",
     )

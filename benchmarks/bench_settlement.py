@@ -156,12 +156,12 @@ async def register_scanner(system: System, table_id: str) -> tuple[str, str]:
 async def deal(system: System, table_id: str, device: tuple[str, str]) -> None:
     scanner = connection_to(system.url("scanner-gateway"))
     try:
-        for card in CARDS:
+        for sequence, card in enumerate(CARDS, start=1):  # the device was just registered
             status, body = await scanner.request(
                 "POST",
                 "/scans",
                 {"X-Device-Id": device[0], "Authorization": f"Bearer {device[1]}"},
-                {"read": card, "table_id": table_id},
+                {"read": card, "table_id": table_id, "sequence": sequence},
             )
             if status not in (200, 202) or body.get("status") not in ("registered", "pending"):
                 raise HttpError(f"scan {card}: {status} {body}")
@@ -295,7 +295,7 @@ async def last_record_time(settings: InfrastructureSettings, topic: str) -> date
     """The newest record's timestamp on `topic` (CreateTime: when a relay sent it). This
     system's topic holds only its own rounds, so it is the last round's last event."""
     consumer = AIOKafkaConsumer(
-        bootstrap_servers=settings.kafka_servers,
+        **settings.kafka_options(),
         enable_auto_commit=False,
         isolation_level="read_committed",
     )

@@ -36,7 +36,7 @@ from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastor
 from teenpatti.events import Event
 from teenpatti.eventsourcing import MIGRATIONS as STORE_MIGRATIONS
 from teenpatti.eventsourcing import AsyncpgEventStore, GlobalPosition
-from teenpatti.settings import InfrastructureSettings
+from teenpatti.settings import ADMIN, InfrastructureSettings
 from teenpatti_tools.databases import drop_database, migrated
 
 BATCH = 100
@@ -298,7 +298,7 @@ async def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a small run to check it works")
     args = parser.parse_args()
     singles, batches = (300, 100) if args.quick else (3000, 2000)
-    settings = InfrastructureSettings()
+    settings = InfrastructureSettings().as_principal(ADMIN)  # TP_CREDENTIALS_DIR
     rounds = 1 if args.quick else ROUNDS
     print(
         f"one writer; {singles:,} single-event transactions, {batches:,} batches of {BATCH}"

@@ -49,7 +49,7 @@ from benchmarks.bench_scan import (
     print_figures,
     spawn,
 )
-from teenpatti.settings import InfrastructureSettings
+from teenpatti.settings import ADMIN, InfrastructureSettings
 from teenpatti_tools.bench import Figure, System, fresh_system, percentile
 from teenpatti_tools.devrun import free_base_port
 
@@ -234,7 +234,7 @@ async def timer_capacity(label: str, steps: list[int], work: asyncpg.Pool | None
 
 
 async def raw_clock_capacity(steps: list[int]) -> int:
-    settings = InfrastructureSettings()
+    settings = InfrastructureSettings().as_principal(ADMIN)  # TP_CREDENTIALS_DIR
     name = f"bench_clock_{random.randrange(16**8):08x}"
     admin = await asyncpg.connect(settings.postgres_dsn("postgres"))
     try:

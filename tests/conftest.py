@@ -1,8 +1,10 @@
 """Fixtures for the tests that need the real servers.
 
-By default they use the local stack (`make up`; `make test` starts it). With
-`TP_TESTCONTAINERS=1` and a reachable Docker engine they start throwaway containers instead.
-Every test gets its own database and its own topics, so tests never see each other's data.
+By default they use the local stack (`make up`; `make test` starts it), as its admin principal
+(`$TP_HOME/secrets/admin.env`, `TP_CREDENTIALS_DIR`); a service a test starts runs as its own
+principal. With `TP_TESTCONTAINERS=1` and a reachable Docker engine they start throwaway
+containers instead. Every test gets its own database and its own topics, so tests never see
+each other's data.
 """
 
 from __future__ import annotations
@@ -10,21 +12,27 @@ from __future__ import annotations
 import os
 import socket
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from uuid import uuid4
 
 import asyncpg
 import pytest
 from aiokafka.admin import AIOKafkaAdminClient
 
+from teenpatti.events.catalog import ALL_TOPICS
 from teenpatti.eventsourcing import MIGRATIONS as STORE_MIGRATIONS
 from teenpatti.eventsourcing import AsyncpgEventStore, ensure_topics
-from teenpatti.settings import InfrastructureSettings
-from teenpatti_tools.databases import drop_database, migrated
+from teenpatti.settings import ADMIN, InfrastructureSettings
+from teenpatti_tools.databases import create_database, drop_database, migrated, service_roles
 
 # The tests use the local stack's public development credentials and API keys, which a
 # process accepts only in development; the services they start inherit this
 # (docs/decisions/0049-no-default-secret-outside-development.md).
 os.environ.setdefault("TP_ENV", "dev")
+# The local stack's credentials, where `make up` wrote them (a stack without them: none).
+_SECRETS = Path(os.environ.get("TP_HOME", ".local")).resolve() / "secrets"
+if _SECRETS.is_dir():
+    os.environ.setdefault("TP_CREDENTIALS_DIR", str(_SECRETS))
 
 
 def _reachable(port: int, host: str = "127.0.0.1") -> bool:
@@ -38,7 +46,7 @@ def infrastructure() -> Iterator[InfrastructureSettings]:
     if os.environ.get("TP_TESTCONTAINERS") == "1":
         yield from _containers()
         return
-    settings = InfrastructureSettings()
+    settings = InfrastructureSettings().as_principal(ADMIN)
     for name, port in (
         ("Postgres", settings.pg_port),
         ("Kafka", settings.kafka_port),
@@ -66,6 +74,7 @@ def _containers() -> Iterator[InfrastructureSettings]:
         RedisContainer("redis:7") as redis,
     ):
         yield InfrastructureSettings(
+            credentials_dir="",  # the containers' own credentials, not the local stack's
             pg_host=pg.get_container_host_ip(),
             pg_port=int(pg.get_exposed_port(5432)),
             kafka_bootstrap=kafka.get_bootstrap_server(),
@@ -84,18 +93,20 @@ async def database(
 
 @pytest.fixture
 async def topic_prefix(infrastructure: InfrastructureSettings) -> AsyncIterator[str]:
-    """A prefix for this test's topics and consumer groups: no test sees another's events.
-    The topics are deleted afterwards (each holds 12 partitions' files open in the broker)."""
+    """This test's run name, after its topics and consumer groups (in front of its Redis
+    keys): no test sees another's events. The topics are deleted afterwards (each holds 12
+    partitions' files open in the broker)."""
     prefix = f"t{uuid4().hex[:10]}."
     yield prefix
-    await delete_topics(infrastructure.kafka_servers, prefix)
+    run = infrastructure.model_copy(update={"topic_prefix": prefix})
+    await delete_topics(infrastructure, [run.topic(topic) for topic in ALL_TOPICS])
 
 
-async def delete_topics(bootstrap_servers: str, prefix: str) -> None:
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap_servers)
+async def delete_topics(settings: InfrastructureSettings, topics: list[str]) -> None:
+    admin = AIOKafkaAdminClient(**settings.kafka_options())
     await admin.start()
     try:
-        doomed = [t for t in await admin.list_topics() if t.startswith(prefix)]
+        doomed = [t for t in await admin.list_topics() if t in topics]
         if doomed:
             await admin.delete_topics(doomed)
     finally:
@@ -109,15 +120,44 @@ def settings(infrastructure: InfrastructureSettings, topic_prefix: str) -> Infra
 
 @pytest.fixture
 async def database_name(infrastructure: InfrastructureSettings) -> AsyncIterator[str]:
-    """The name of a new empty database for this test, dropped afterwards."""
+    """The name of a new empty database for this test, dropped afterwards; whichever
+    service the test runs on it may use it (its role)."""
     name = f"test_{uuid4().hex[:12]}"
-    admin = await asyncpg.connect(infrastructure.postgres_dsn("postgres"))
+    await create_database(infrastructure, name, users=service_roles(infrastructure))
     try:
-        await admin.execute(f"CREATE DATABASE {name}")
         yield name
-        await drop_database(admin, name)
     finally:
-        await admin.close()
+        admin = await asyncpg.connect(infrastructure.postgres_dsn("postgres"))
+        try:
+            await drop_database(admin, name)
+        finally:
+            await admin.close()
+
+
+@pytest.fixture
+async def access_database(infrastructure: InfrastructureSettings) -> AsyncIterator[str]:
+    """The name of a new access database (the API keys of `teenpatti keys`, docs/access.md),
+    migrated, which the services may read; dropped afterwards."""
+    from teenpatti.access import migrate_access
+
+    name = f"test_access_{uuid4().hex[:12]}"
+    readers = service_roles(infrastructure)
+    await create_database(infrastructure, name, users=readers)
+    try:
+        await migrate_access(infrastructure, dsn=infrastructure.postgres_dsn(name))
+        connection = await asyncpg.connect(infrastructure.postgres_dsn(name))
+        try:
+            for reader in readers:
+                await connection.execute(f'GRANT SELECT ON access_keys TO "{reader}"')
+        finally:
+            await connection.close()
+        yield name
+    finally:
+        admin = await asyncpg.connect(infrastructure.postgres_dsn("postgres"))
+        try:
+            await drop_database(admin, name)
+        finally:
+            await admin.close()
 
 
 @pytest.fixture
@@ -137,10 +177,10 @@ async def topic(infrastructure: InfrastructureSettings) -> AsyncIterator[str]:
     """A new topic with the deployment's partition count, deleted afterwards."""
     name = f"test-{uuid4().hex[:12]}"
     await ensure_topics(
-        infrastructure.kafka_servers, [name], partitions=infrastructure.kafka_partitions
+        infrastructure.kafka_options(), [name], partitions=infrastructure.kafka_partitions
     )
     yield name
-    await delete_topics(infrastructure.kafka_servers, name)
+    await delete_topics(infrastructure, [name])
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -9,8 +9,13 @@
 #                                  kubectl (kubernetes-client), which renders deploy/kubernetes,
 #                                  and promtool (prometheus), which checks deploy/prometheus
 #
-# Everything lives under $TP_HOME: data/, logs/, run/ (pid files and sockets), kafka/jars-*.
-# Ports and credentials come from deploy/local/defaults.env, overridable in the environment.
+# Everything lives under $TP_HOME: data/, logs/, run/ (pid files and sockets), kafka/jars-*,
+# secrets/ (mode 0700): one credentials file per principal, `<principal>.env` (0600), made
+# with random passwords on the first `up` and kept: `admin` (the tools, the tests, migrations)
+# and each service's. Kafka authenticates with SASL/SCRAM-SHA-512 and authorises with ACLs,
+# Redis with ACL users, Postgres with a role per service owning its database
+# (docs/decisions/0050-a-principal-per-service.md). Ports come from deploy/local/defaults.env,
+# overridable in the environment.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -24,7 +29,7 @@ DATA="$TP_HOME/data"
 LOGS="$TP_HOME/logs"
 RUN="$TP_HOME/run"
 JARS="$TP_HOME/kafka/jars-$TP_KAFKA_VERSION"
-DATABASES="teenpatti tp_table tp_scanner tp_settlement tp_wallet"
+DATABASES="teenpatti tp_table tp_scanner tp_settlement tp_wallet tp_access"
 # Postgres's data, socket and log: under $TP_HOME, unless the postgres system user (which runs
 # it when we are root) cannot enter $TP_HOME (a clone in a private folder such as /root/x):
 # then in a folder of its own outside it (`pg_place`).
@@ -32,6 +37,17 @@ PG_DATA="$DATA/postgres"
 PG_RUN="$RUN"
 PG_LOG="$LOGS/postgres.log"
 ALL="postgres redis kafka prometheus"
+SECRETS="$TP_HOME/secrets"
+# the principals: the admin and each service (its Kafka user, Redis user, Postgres role)
+SERVICES="table scanner-gateway settlement wallet"
+# each service's database
+declare -A DATABASE_OF=([table]=tp_table [scanner-gateway]=tp_scanner [settlement]=tp_settlement [wallet]=tp_wallet)
+# what each service consumes (the `subscriptions` of its app.py) and emits
+declare -A CONSUMES=([table]="scanner.events table.events" [scanner-gateway]="table.events"
+    [settlement]="table.events wallet.events" [wallet]="table.events settlement.events")
+declare -A EMITS=([table]=table.events [scanner-gateway]=scanner.events
+    [settlement]=settlement.events [wallet]=wallet.events)
+REDIS_USERS="table scanner-gateway"
 
 say() { printf '%s\n' "$*"; }
 fail() { printf 'stack: %s\n' "$*" >&2; exit 1; }
@@ -75,6 +91,40 @@ apt_install() { # package...
             { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@"; }
     } > "$LOGS/apt-get.log" 2>&1 || { rm -f /usr/sbin/policy-rc.d; fail "apt-get install $* failed; read $LOGS/apt-get.log"; }
     rm -f /usr/sbin/policy-rc.d
+}
+
+# ---------------------------------------------------------------- secrets
+random_secret() { head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
+
+# the Postgres role of a principal: the admin's is TP_PG_USER, a service's teenpatti_<name>
+pg_role_of() { if [[ "$1" == admin ]]; then printf '%s' "$TP_PG_USER"; else printf 'teenpatti_%s' "${1//-/_}"; fi; }
+
+secrets_up() {
+    ( umask 077; mkdir -p "$SECRETS" ); chmod 700 "$SECRETS"
+    local principal file
+    for principal in admin $SERVICES; do
+        file="$SECRETS/$principal.env"
+        [[ -f "$file" ]] && continue
+        ( umask 077
+          {
+            echo "# $principal's credentials on the local stack (deploy/local/stack.sh); TP_CREDENTIALS_DIR"
+            echo "TP_PG_USER=$(pg_role_of "$principal")"
+            echo "TP_PG_PASSWORD=$(random_secret)"
+            echo "TP_KAFKA_SECURITY_PROTOCOL=SASL_PLAINTEXT"
+            echo "TP_KAFKA_SASL_MECHANISM=SCRAM-SHA-512"
+            echo "TP_KAFKA_USERNAME=$principal"
+            echo "TP_KAFKA_PASSWORD=$(random_secret)"
+            if [[ "$principal" == admin || " $REDIS_USERS " == *" $principal "* ]]; then
+                echo "TP_REDIS_USERNAME=$principal"
+                echo "TP_REDIS_PASSWORD=$(random_secret)"
+            fi
+          } > "$file.tmp" && mv "$file.tmp" "$file" )
+        say "secrets   made $file"
+    done
+}
+
+secret() { # principal NAME
+    sed -nE "s/^TP_$2=(.*)$/\1/p" "$SECRETS/$1.env"
 }
 
 # ---------------------------------------------------------------- PostgreSQL
@@ -146,6 +196,8 @@ postgres_up() {
         cat >> "$PG_DATA/postgresql.conf" <<EOF
 # local stack (deploy/local/stack.sh)
 listen_addresses = '127.0.0.1'
+# local connections are trusted (stack.sh's own, as the postgres user): the socket is theirs
+unix_socket_permissions = 0700
 max_connections = 300
 shared_buffers = 512MB
 max_wal_size = 4GB
@@ -159,19 +211,73 @@ EOF
     say "postgres  running on port $TP_PG_PORT (databases: $DATABASES)"
 }
 
+# The roles and databases, idempotent (a stack made before the roles is upgraded): the admin
+# role (TP_PG_USER: migrations of the access database, tests, tools) may create databases and
+# is a member of each service's role; each service's role owns its database and everything in
+# it, and may connect to no other but the access database, which it may only read.
 pg_databases() {
+    local admin principal role db roles=""
+    admin="$(pg_role_of admin)"
+    # a stack made before: only the postgres user may use the trusted socket (next restart)
+    pg_psql -d postgres -c "ALTER SYSTEM SET unix_socket_permissions = '0700'"
     pg_psql -d postgres <<SQL
-SELECT 'CREATE ROLE $TP_PG_USER LOGIN CREATEDB'
- WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$TP_PG_USER')\gexec
-ALTER ROLE $TP_PG_USER PASSWORD '$TP_PG_PASSWORD';
+SELECT format('CREATE ROLE %I LOGIN CREATEDB', '$admin')
+ WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$admin')\gexec
+ALTER ROLE "$admin" WITH LOGIN CREATEDB NOSUPERUSER PASSWORD '$(secret admin PG_PASSWORD)';
 SQL
-    local db
-    for db in $DATABASES; do
+    for principal in $SERVICES; do
+        role="$(pg_role_of "$principal")"
+        roles="$roles${roles:+, }\"$role\""
         pg_psql -d postgres <<SQL
-SELECT 'CREATE DATABASE $db OWNER $TP_PG_USER'
- WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = '$db')\gexec
+SELECT format('CREATE ROLE %I LOGIN', '$role')
+ WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$role')\gexec
+ALTER ROLE "$role" WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION
+    PASSWORD '$(secret "$principal" PG_PASSWORD)';
+SELECT format('GRANT %I TO %I', '$role', '$admin')
+ WHERE NOT pg_has_role('$admin', '$role', 'MEMBER')\gexec
 SQL
     done
+    for db in $DATABASES postgres template1; do
+        pg_psql -d postgres <<SQL
+SELECT format('CREATE DATABASE %I OWNER %I', '$db', '$admin')
+ WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = '$db')\gexec
+REVOKE CONNECT, TEMPORARY ON DATABASE "$db" FROM PUBLIC;
+GRANT CONNECT ON DATABASE "$db" TO "$admin";
+SQL
+    done
+    for principal in $SERVICES; do
+        role="$(pg_role_of "$principal")" db="${DATABASE_OF[$principal]}"
+        pg_psql -d postgres -c "ALTER DATABASE \"$db\" OWNER TO \"$role\""
+        # a stack made before the roles: what the admin made in it becomes the service's
+        pg_psql -d "$db" <<SQL
+DO \$\$
+DECLARE object record;
+BEGIN
+    FOR object IN SELECT c.oid::regclass AS name FROM pg_class c
+        JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm')
+          AND c.relowner <> '$role'::regrole
+    LOOP
+        EXECUTE format('ALTER TABLE %s OWNER TO %I', object.name, '$role');
+    END LOOP;
+    FOR object IN SELECT p.oid::regprocedure AS name FROM pg_proc p
+        JOIN pg_namespace n ON n.oid = p.pronamespace
+        WHERE n.nspname = 'public' AND p.proowner <> '$role'::regrole
+    LOOP
+        EXECUTE format('ALTER ROUTINE %s OWNER TO %I', object.name, '$role');
+    END LOOP;
+END
+\$\$;
+SQL
+    done
+    if [[ " $DATABASES " == *" tp_access "* ]]; then
+        pg_psql -d postgres -c "GRANT CONNECT ON DATABASE tp_access TO $roles"
+        pg_psql -d tp_access <<SQL
+GRANT USAGE ON SCHEMA public TO $roles;
+GRANT SELECT ON ALL TABLES IN SCHEMA public TO $roles;
+ALTER DEFAULT PRIVILEGES FOR ROLE "$admin" IN SCHEMA public GRANT SELECT ON TABLES TO $roles;
+SQL
+    fi
 }
 
 postgres_down() {
@@ -186,18 +292,43 @@ postgres_down() {
 postgres_pid() { head -1 "$PG_DATA/postmaster.pid" 2>/dev/null || true; }
 
 # ---------------------------------------------------------------- Redis
+# The ACL users: `default` off; the admin (tests, tools) everything; each service that uses
+# Redis only its own keys and channels (after any run's prefix), and no admin or dangerous
+# command. A PSUBSCRIBE pattern must match an allowed channel pattern literally, so the
+# gateway's (`<prefix>scan:*`, a prefix per test run) cannot be limited: it gets every channel.
+redis_acl() {
+    echo "user default off resetkeys resetchannels -@all"
+    echo "user admin on #$(redis_hash admin) ~* &* +@all"
+    echo "user table on #$(redis_hash table) resetchannels ~*table:* ~*feed:* ~*feed-ticket:* &*feed:* +@all -@admin -@dangerous"
+    echo "user scanner-gateway on #$(redis_hash scanner-gateway) ~*scan:* &* +@all -@admin -@dangerous"
+}
+# only the password's SHA-256 is in the ACL file
+redis_hash() { printf '%s' "$(secret "$1" REDIS_PASSWORD)" | sha256sum | cut -d' ' -f1; }
+redis_ready() { [[ "$(redis_cli ping 2>/dev/null)" == PONG ]]; }
+
+redis_cli() { REDISCLI_AUTH="$(secret admin REDIS_PASSWORD)" redis-cli --no-auth-warning --user admin -p "$TP_REDIS_PORT" "$@"; }
+
 redis_up() {
-    local log="$LOGS/redis.log" pidfile="$RUN/redis.pid"
+    local log="$LOGS/redis.log" pidfile="$RUN/redis.pid" acl="$TP_HOME/redis/users.acl"
     command -v redis-server >/dev/null 2>&1 || apt_install redis-server
-    if pid_alive "$pidfile"; then say "redis     already running on port $TP_REDIS_PORT"; return; fi
+    ( umask 077; mkdir -p "$TP_HOME/redis"; redis_acl > "$acl" )
+    if pid_alive "$pidfile"; then
+        if [[ "$(redis-cli -p "$TP_REDIS_PORT" ping 2>&1)" != PONG ]]; then  # it asks who
+            redis_cli ACL LOAD > /dev/null || fail "redis refused $acl; read $log"
+            say "redis     already running on port $TP_REDIS_PORT"; return
+        fi
+        # made before the ACL users: it holds only state rebuilt from the stores, so restart it
+        say "redis     running without authentication: restarting it with its ACL users"
+        redis_down
+    fi
     refuse_busy_port redis "$TP_REDIS_PORT" TP_REDIS_PORT
     mkdir -p "$DATA/redis"
     # Redis holds only live state rebuilt from the event stores: no persistence.
     redis-server --port "$TP_REDIS_PORT" --bind 127.0.0.1 --dir "$DATA/redis" \
         --daemonize yes --pidfile "$pidfile" --logfile "$log" --save "" --appendonly no \
-        > /dev/null || fail "redis did not start; read $log"
-    wait_for "redis" 20 "$log" redis-cli -p "$TP_REDIS_PORT" ping
-    say "redis     running on port $TP_REDIS_PORT"
+        --aclfile "$acl" > /dev/null || fail "redis did not start; read $log"
+    wait_for "redis" 20 "$log" redis_ready
+    say "redis     running on port $TP_REDIS_PORT (ACL users: admin, $REDIS_USERS)"
 }
 
 redis_down() { stop_pidfile redis "$RUN/redis.pid"; }
@@ -218,17 +349,36 @@ kafka_java() { # main-class args...
         -cp "$JARS/*" "$@"
 }
 
-kafka_config() {
-    cat > "$TP_HOME/kafka/server.properties" <<EOF
+# Every listener authenticates: clients and the broker itself with SCRAM-SHA-512 on BROKER
+# (the users are in the cluster's metadata), the broker to its controller with PLAIN on
+# CONTROLLER (its only user is in this file, mode 0600); StandardAuthorizer's ACLs decide
+# what each principal may do, the admin being the one super user.
+kafka_config() { # [plaintext]: as the stack was before authentication (kafka_upgrade)
+    local admin_password listeners map
+    admin_password="$(secret admin KAFKA_PASSWORD)"
+    listeners="BROKER://127.0.0.1:$TP_KAFKA_PORT,CONTROLLER://127.0.0.1:$TP_KAFKA_CONTROLLER_PORT"
+    map="BROKER:SASL_PLAINTEXT,CONTROLLER:SASL_PLAINTEXT"
+    [[ "${1:-}" == plaintext ]] && map="BROKER:PLAINTEXT,CONTROLLER:PLAINTEXT"
+    ( umask 077; cat > "$TP_HOME/kafka/server.properties" <<EOF
 # generated by deploy/local/stack.sh
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:$TP_KAFKA_CONTROLLER_PORT
-listeners=PLAINTEXT://127.0.0.1:$TP_KAFKA_PORT,CONTROLLER://127.0.0.1:$TP_KAFKA_CONTROLLER_PORT
-advertised.listeners=PLAINTEXT://127.0.0.1:$TP_KAFKA_PORT
+listeners=$listeners
+advertised.listeners=BROKER://127.0.0.1:$TP_KAFKA_PORT
 controller.listener.names=CONTROLLER
-inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+inter.broker.listener.name=BROKER
+listener.security.protocol.map=$map
+sasl.enabled.mechanisms=SCRAM-SHA-512
+sasl.mechanism.inter.broker.protocol=SCRAM-SHA-512
+listener.name.broker.sasl.enabled.mechanisms=SCRAM-SHA-512
+listener.name.broker.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" password="$admin_password";
+sasl.mechanism.controller.protocol=PLAIN
+listener.name.controller.sasl.enabled.mechanisms=PLAIN
+listener.name.controller.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="$admin_password" user_admin="$admin_password";
+$([[ "${1:-}" == plaintext ]] || echo "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer")
+super.users=User:admin
+allow.everyone.if.no.acl.found=false
 log.dirs=$DATA/kafka
 num.partitions=12
 auto.create.topics.enable=false
@@ -241,6 +391,66 @@ share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0
 log.retention.hours=-1
 EOF
+    cat > "$TP_HOME/kafka/admin.properties" <<EOF
+# the admin's client configuration for Kafka's command line tools (deploy/local/stack.sh)
+security.protocol=SASL_PLAINTEXT
+sasl.mechanism=SCRAM-SHA-512
+sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" password="$admin_password";
+EOF
+    )
+}
+
+# the SCRAM users of every principal, as `kafka-storage format --add-scram` takes them
+kafka_scram_arguments() {
+    local principal
+    for principal in admin $SERVICES; do
+        printf -- '--add-scram\nSCRAM-SHA-512=[name=%s,password=%s]\n' "$principal" "$(secret "$principal" KAFKA_PASSWORD)"
+    done
+}
+
+# A log directory formatted before authentication: its users are added through the broker,
+# started once more as it was (PLAINTEXT, no authorizer), then it starts with authentication.
+kafka_upgrade() {
+    local principal
+    say "kafka     made before authentication: adding its SCRAM users (once)"
+    kafka_config plaintext
+    kafka_start
+    for principal in admin $SERVICES; do
+        kafka_java kafka.admin.ConfigCommand --bootstrap-server "127.0.0.1:$TP_KAFKA_PORT" \
+            --alter --entity-type users --entity-name "$principal" \
+            --add-config "SCRAM-SHA-512=[password=$(secret "$principal" KAFKA_PASSWORD)]" \
+            >> "$LOGS/kafka-users.log" 2>&1 || fail "adding Kafka user $principal failed; read $LOGS/kafka-users.log"
+    done
+    kafka_down > /dev/null
+    touch "$DATA/kafka/.scram-users"
+}
+
+# What each service's principal may do: write its own topic; read the topics it consumes
+# with its own consumer groups (`<service>-...`); describe and create the topics it uses.
+# PREFIXED, so that a test run's names (`table.events.<run>`, `table-scanner.<run>`) match
+# (docs/decisions/0051-kafka-names-end-with-the-run.md). Idempotent; done when they change.
+kafka_acls() {
+    local principal topic spec marker="$DATA/kafka/.acls" uses
+    spec="$(declare -p CONSUMES EMITS)"
+    [[ -f "$marker" && "$(cat "$marker")" == "$spec" ]] && return
+    say "kafka     writing the ACLs of $SERVICES"
+    for principal in $SERVICES; do
+        uses="${EMITS[$principal]} ${CONSUMES[$principal]}"
+        kafka_acl "$principal" --operation Write --topic "${EMITS[$principal]}"
+        kafka_acl "$principal" --operation Read --operation Describe --group "$principal-" \
+            $(for topic in ${CONSUMES[$principal]}; do printf -- '--topic %s ' "$topic"; done)
+        kafka_acl "$principal" --operation Create --operation Describe \
+            $(for topic in $uses; do printf -- '--topic %s ' "$topic"; done)
+    done
+    printf '%s' "$spec" > "$marker"
+}
+
+kafka_acl() { # principal aclcommand-arguments...
+    local principal="$1"; shift
+    kafka_java org.apache.kafka.tools.AclCommand --bootstrap-server "127.0.0.1:$TP_KAFKA_PORT" \
+        --command-config "$TP_HOME/kafka/admin.properties" --add --force \
+        --allow-principal "User:$principal" --resource-pattern-type prefixed "$@" \
+        >> "$LOGS/kafka-acls.log" 2>&1 || fail "writing Kafka ACLs of $principal failed; read $LOGS/kafka-acls.log"
 }
 
 kafka_started() { # log offset
@@ -253,20 +463,39 @@ kafka_started() { # log offset
 }
 
 kafka_up() {
-    local log="$LOGS/kafka.log" pidfile="$RUN/kafka.pid" offset
-    if pid_alive "$pidfile"; then say "kafka     already running on port $TP_KAFKA_PORT"; return; fi
+    local pidfile="$RUN/kafka.pid"
+    if pid_alive "$pidfile"; then
+        if [[ -f "$DATA/kafka/.scram-users" ]]; then
+            kafka_acls
+            say "kafka     already running on port $TP_KAFKA_PORT"; return
+        fi
+        say "kafka     running without authentication: restarting it with its users and ACLs"
+        kafka_down
+    fi
     refuse_busy_port kafka "$TP_KAFKA_PORT" TP_KAFKA_PORT
     refuse_busy_port "kafka controller" "$TP_KAFKA_CONTROLLER_PORT" TP_KAFKA_CONTROLLER_PORT
     command -v java >/dev/null 2>&1 || apt_install openjdk-17-jre-headless
     command -v mvn >/dev/null 2>&1 || apt_install maven
     kafka_jars
     mkdir -p "$TP_HOME/kafka"
-    kafka_config
     if [[ ! -f "$DATA/kafka/meta.properties" ]]; then
+        kafka_config
+        local scram=()
+        mapfile -t scram < <(kafka_scram_arguments)
         kafka_java kafka.tools.StorageTool format -t "$(kafka_java kafka.tools.StorageTool random-uuid)" \
-            -c "$TP_HOME/kafka/server.properties" > "$LOGS/kafka-format.log" 2>&1 ||
+            -c "$TP_HOME/kafka/server.properties" "${scram[@]}" > "$LOGS/kafka-format.log" 2>&1 ||
             fail "formatting the Kafka log directory failed; read $LOGS/kafka-format.log"
+        touch "$DATA/kafka/.scram-users"
+    elif [[ ! -f "$DATA/kafka/.scram-users" ]]; then
+        kafka_upgrade
     fi
+    kafka_config
+    kafka_start
+    kafka_acls
+}
+
+kafka_start() {
+    local log="$LOGS/kafka.log" pidfile="$RUN/kafka.pid" offset
     touch "$log"
     offset="$(stat -c %s "$log")"
     nohup java -Xms256m -Xmx1g -XX:+UseG1GC -Djava.awt.headless=true \
@@ -374,7 +603,7 @@ main() {
     mkdir -p "$DATA" "$LOGS" "$RUN"
     pg_place
     case "$cmd" in
-        up) for c in $components; do check_component "$c"; "${c}_up"; done ;;
+        up) secrets_up; for c in $components; do check_component "$c"; "${c}_up"; done ;;
         down)
             local reversed=""
             for c in $components; do check_component "$c"; reversed="$c $reversed"; done

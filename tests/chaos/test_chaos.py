@@ -11,6 +11,7 @@ import os
 import pytest
 
 from teenpatti.settings import InfrastructureSettings
+from teenpatti_tools.chaos.faults import restore_stack
 from teenpatti_tools.chaos.plan import INFRASTRUCTURE
 from teenpatti_tools.chaos.run import SERVICE_KINDS, ChaosConfig, run_chaos
 from teenpatti_tools.devrun import free_base_port
@@ -41,7 +42,12 @@ async def test_a_short_chaos_run_breaks_no_invariant(
         calm=(1.0, 2.5),
     )
     lines: list[str] = []
-    report = await run_chaos(config, infrastructure, print_line=lines.append)
+    try:
+        report = await run_chaos(config, infrastructure, print_line=lines.append)
+    finally:
+        # a failed, cancelled or timed-out run (pytest-timeout's signal) leaves no killed
+        # Kafka, Postgres or Redis behind for the tests after it
+        print(restore_stack())
     print("\n".join(lines) + report.format())
 
     assert set(report.injected.kills) == {*SERVICE_KINDS, *INFRASTRUCTURE}, "each killed once"

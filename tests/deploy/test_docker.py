@@ -24,7 +24,21 @@ APPS = {
     "wallet": "wallet_service.app:app",
     "settlement": "settlement_service.app:app",
 }
-SECRET_SETTINGS = ("TP_PG_PASSWORD", "TP_API_KEYS", "POSTGRES_PASSWORD")
+SECRET_SETTINGS = (
+    "TP_PG_PASSWORD",
+    "TP_API_KEYS",
+    "POSTGRES_PASSWORD",
+    "TP_KAFKA_PASSWORD",
+    "TP_TABLE_PASSWORD",
+    "TP_SCANNER_GATEWAY_PASSWORD",
+    "TP_SETTLEMENT_PASSWORD",
+    "TP_WALLET_PASSWORD",
+)
+# each service's own principal: its role, its Kafka and Redis users, its password variable
+# (docs/decisions/0050-a-principal-per-service.md)
+PRINCIPALS = {name: "TP_" + name.upper().replace("-", "_") + "_PASSWORD" for name in APPS}
+USES_REDIS = ("table", "scanner-gateway")
+ONE_SHOT = ("migrate", "kafka-acls")
 # uvicorn's wait for requests in flight, from the Dockerfile's CMD
 GRACEFUL_SHUTDOWN = re.compile(r"--timeout-graceful-shutdown (\d+)")
 # the Compose Specification's service keys that this file may use
@@ -182,7 +196,7 @@ def test_compose_uses_only_known_keys() -> None:
 def test_every_container_has_a_healthcheck() -> None:
     for name, service in services().items():
         check = service.get("healthcheck", {})
-        if name == "migrate":  # a one-shot job
+        if name in ONE_SHOT:  # a one-shot job
             assert check == {"disable": True} and service["restart"] == "no"
             continue
         assert check.get("test", [None])[0] in ("CMD", "CMD-SHELL"), name
@@ -236,9 +250,11 @@ def test_no_secret_is_written_in_compose() -> None:
     for name, service in services().items():
         for variable, value in service.get("environment", {}).items():
             if variable in SECRET_SETTINGS:
-                source = "TP_PG_PASSWORD" if variable == "POSTGRES_PASSWORD" else variable
-                assert str(value).startswith(f"${{{source}:?"), (name, variable)
-                assert re.search(rf"^{source}=", example, re.MULTILINE), source
+                # a reference to a variable of the env file, which must set it
+                source = re.fullmatch(r"\$\{(\w+):\?.*\}", str(value))
+                assert source is not None, (name, variable)
+                assert source[1] in SECRET_SETTINGS, (name, variable, source[1])
+                assert re.search(rf"^{source[1]}=", example, re.MULTILINE), source[1]
     assert ".env" in (ROOT / ".gitignore").read_text().splitlines()
 
 
@@ -290,3 +306,45 @@ def test_third_party_images_are_pinned(name: str) -> None:
     image = services()[name]["image"]
     # a release, not a moving major tag (Postgres numbers its releases major.minor)
     assert re.fullmatch(r"[\w./-]+:v?\d+\.\d+(\.\d+)?(-\w+)?", image), image
+
+
+def test_each_service_runs_as_its_own_principal() -> None:
+    """Each service logs in to Postgres, Kafka and (if it uses it) Redis as itself, with its
+    own password; no service holds the admin's."""
+    for name, service in apps().items():
+        env = service["environment"]
+        own = f"${{{PRINCIPALS[name]}:?"
+        assert env["TP_PG_USER"] == "teenpatti_" + name.replace("-", "_"), name
+        assert env["TP_KAFKA_USERNAME"] == name, name
+        assert env["TP_PG_PASSWORD"].startswith(own), name
+        assert env["TP_KAFKA_PASSWORD"].startswith(own), name
+        if name in USES_REDIS:
+            assert (env["TP_REDIS_USERNAME"], env["TP_REDIS_PASSWORD"][: len(own)]) == (name, own)
+        else:
+            assert env["TP_REDIS_PASSWORD"] == "", name
+        assert "TP_PG_PASSWORD:?" not in " ".join(map(str, env.values())), name
+        assert env["TP_KAFKA_SECURITY_PROTOCOL"] == "SASL_PLAINTEXT", name
+        after = service["depends_on"]["kafka-acls"]
+        assert after == {"condition": "service_completed_successfully"}, name
+
+
+def test_kafka_and_redis_ask_for_credentials() -> None:
+    kafka = services()["kafka"]["environment"]
+    assert set(kafka["KAFKA_LISTENER_SECURITY_PROTOCOL_MAP"].split(",")) == {
+        "INTERNAL:SASL_PLAINTEXT",
+        "HOST:SASL_PLAINTEXT",
+        "CONTROLLER:SASL_PLAINTEXT",
+    }
+    assert kafka["KAFKA_AUTHORIZER_CLASS_NAME"].endswith("StandardAuthorizer")
+    assert kafka["KAFKA_ALLOW_EVERYONE_IF_NO_ACL_FOUND"] == "false"
+    assert kafka["KAFKA_SUPER_USERS"] == "User:admin"
+    for name in APPS:
+        assert (
+            f'user_{name}="${{{PRINCIPALS[name]}:?'
+            in kafka["KAFKA_LISTENER_NAME_INTERNAL_PLAIN_SASL_JAAS_CONFIG"]
+        )
+    redis = " ".join(services()["redis"]["command"])
+    assert "user default off" in redis and "--aclfile" in redis
+    acls = (ROOT / "deploy" / "docker" / "kafka-acls.sh").read_text()
+    for name in APPS:
+        assert f"\nservice {name} " in acls, name

@@ -37,8 +37,28 @@ REPLICAS = {
     "overlays/prod": {"table": 2, "scanner-gateway": 2, "wallet": 3, "settlement": 2},
 }
 # created outside git everywhere but in the local overlay, which generates development ones
-SECRET_KEYS = {"teenpatti-postgres": {"username", "password"}, "teenpatti-api-keys": {"api-keys"}}
-SECRET_SETTINGS = ("TP_PG_PASSWORD", "TP_API_KEYS")
+CREDENTIALS = {"pg-username", "pg-password", "kafka-username", "kafka-password"}
+REDIS_CREDENTIALS = {"redis-username", "redis-password"}
+SECRET_KEYS = {
+    "teenpatti-postgres": {"username", "password"},  # the admin role: the migrate Job
+    "teenpatti-api-keys": {"api-keys"},
+    # each service's own principal (docs/decisions/0050-a-principal-per-service.md)
+    "teenpatti-table-credentials": CREDENTIALS | REDIS_CREDENTIALS,
+    "teenpatti-scanner-gateway-credentials": CREDENTIALS | REDIS_CREDENTIALS,
+    "teenpatti-settlement-credentials": CREDENTIALS,
+    "teenpatti-wallet-credentials": CREDENTIALS,
+}
+SECRET_SETTINGS = (
+    "TP_PG_PASSWORD",
+    "TP_API_KEYS",
+    "TP_KAFKA_PASSWORD",
+    "TP_REDIS_PASSWORD",
+)
+# what a service's containers must be given: its own Postgres and Kafka credentials, and for
+# those that use Redis its Redis credentials
+GIVEN = {"TP_PG_USER", "TP_PG_PASSWORD", "TP_API_KEYS", "TP_KAFKA_USERNAME", "TP_KAFKA_PASSWORD"}
+REDIS_GIVEN = {"TP_REDIS_USERNAME", "TP_REDIS_PASSWORD"}
+USES_REDIS = ("table", "scanner-gateway")
 # uvicorn's wait for requests in flight (deploy/docker/Dockerfile's CMD)
 GRACEFUL_SHUTDOWN = re.compile(r"--timeout-graceful-shutdown (\d+)")
 
@@ -209,7 +229,28 @@ def test_each_service_runs_its_app_after_migrating_its_database(target: str) -> 
         assert migrate["image"] == main_container(deployment)["image"]
     (job,) = of_kind(target, "Job")
     (container,) = job["spec"]["template"]["spec"]["containers"]
-    assert container["command"] == ["teenpatti", "migrate"]
+    # the admin migrates the access database; each service's own role its own database
+    assert container["command"] == ["teenpatti", "migrate", "access"]
+
+
+@pytest.mark.parametrize("target", ["base", "overlays/prod"])
+def test_each_service_runs_as_its_own_principal_over_tls(target: str) -> None:
+    """Each service's containers (its migrate init container too) take their credentials from
+    the service's own Secret, none from another's; the connections are authenticated and
+    encrypted (docs/decisions/0050-a-principal-per-service.md)."""
+    for name, deployment in deployments(target).items():
+        for container in every_container(deployment["spec"]["template"]["spec"]):
+            env = {e["name"]: e for e in container.get("env", [])}
+            wanted = GIVEN | (REDIS_GIVEN if name in USES_REDIS else set())
+            assert wanted <= set(env), (name, container["name"], wanted - set(env))
+            for setting in wanted - {"TP_API_KEYS"}:
+                reference = env[setting]["valueFrom"]["secretKeyRef"]
+                assert generated_from(reference["name"]) == f"teenpatti-{name}-credentials"
+    config = settings(target)
+    assert config["TP_KAFKA_SECURITY_PROTOCOL"] == "SASL_SSL"
+    assert config["TP_KAFKA_SASL_MECHANISM"] == "SCRAM-SHA-512"
+    assert config["TP_REDIS_TLS"] == "true"
+    assert config["TP_PG_SSLMODE"] == "verify-full"
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -235,7 +276,7 @@ def test_only_the_local_overlay_runs_in_development(target: str) -> None:
         for container in every_container(pod):
             if container["image"].split(":")[0].endswith("teenpatti"):
                 given = {entry["name"] for entry in container.get("env", [])}
-                assert set(SECRET_SETTINGS) <= given, (where, container["name"])
+                assert {"TP_PG_PASSWORD", "TP_API_KEYS"} <= given, (where, container["name"])
 
 
 @pytest.mark.parametrize("target", ["base", "overlays/prod"])

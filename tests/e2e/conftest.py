@@ -11,10 +11,13 @@ from contextlib import asynccontextmanager
 
 import pytest
 
-from teenpatti.settings import InfrastructureSettings
+from teenpatti.settings import DEVELOPMENT_API_KEYS, InfrastructureSettings
 from teenpatti_tools.devrun import ServiceProcesses, endpoints, free_base_port, isolated_system
 
-from .driver import Studio
+from .driver import SECOND_SUPERVISOR_KEY, Studio
+
+# the development keys and a second supervisor's (`Studio.command(..., key=...)`)
+SECOND_SUPERVISOR = f"{DEVELOPMENT_API_KEYS},supervisor-2:supervisor:{SECOND_SUPERVISOR_KEY}"
 
 
 @asynccontextmanager
@@ -23,7 +26,11 @@ async def running_system(
 ) -> AsyncIterator[ServiceProcesses]:
     """`instances` of each service as processes, on fresh databases and topics."""
     async with isolated_system(
-        infrastructure, label="e2e", base_port=free_base_port(instances), instances=instances
+        infrastructure,
+        label="e2e",
+        base_port=free_base_port(instances),
+        instances=instances,
+        extra_env={"TP_API_KEYS": SECOND_SUPERVISOR},
     ) as system:
         yield system.processes
 

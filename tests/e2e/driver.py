@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import uuid
 from typing import Any
 
@@ -12,6 +13,11 @@ from teenpatti_tools.simulator import BET_TYPES, OPERATOR_KEYS, SUPERVISOR_KEY, 
 
 CURRENCY = "INR"
 LIMITS = {CURRENCY: {bet: {"min": 100, "max": 100_000} for bet in BET_TYPES}}
+# every read's sequence number: above every one before it, for whichever device sends it
+_sequences = itertools.count(1)
+# a second supervisor (the system's `TP_API_KEYS` holds it: conftest.SECOND_SUPERVISOR), for
+# what takes two people: voiding a started round, approving a change
+SECOND_SUPERVISOR_KEY = "dev-supervisor-2-key"
 
 
 class Studio:
@@ -47,10 +53,12 @@ class Studio:
         assert device.status_code in (200, 201), device.text
         self.devices[table_id] = (device.json()["device_id"], device.json()["credential"])
 
-    async def command(self, table_id: str, action: str, reason: str = "e2e") -> httpx.Response:
+    async def command(
+        self, table_id: str, action: str, reason: str = "e2e", *, key: str = SUPERVISOR_KEY
+    ) -> httpx.Response:
         return await self.http.post(
             f"{self.urls.table}/tables/{table_id}/{action}",
-            headers={"X-Api-Key": SUPERVISOR_KEY},
+            headers={"X-Api-Key": key},
             json={"reason": reason},
         )
 
@@ -87,13 +95,22 @@ class Studio:
 
     # ---------------------------------------------------------------- the dealer
     async def scan(
-        self, table_id: str, read: str, *, device: tuple[str, str] | None = None
+        self,
+        table_id: str,
+        read: str,
+        *,
+        device: tuple[str, str] | None = None,
+        sequence: int | None = None,
     ) -> httpx.Response:
+        """A read from the table's scanner (or `device`), with the next sequence number
+        (or `sequence`: a replay)."""
         device_id, credential = device or self.devices[table_id]
+        if sequence is None:
+            sequence = next(_sequences)
         return await self.http.post(
             f"{self.urls.scanner}/scans",
             headers={"X-Device-Id": device_id, "Authorization": f"Bearer {credential}"},
-            json={"read": read, "table_id": table_id},
+            json={"read": read, "table_id": table_id, "sequence": sequence},
         )
 
     async def deal(self, table_id: str, cards: list[str]) -> list[dict[str, Any]]:

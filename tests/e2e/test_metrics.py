@@ -48,9 +48,9 @@ def total(samples: Samples, name: str, where: Where | None = None) -> float:
     )
 
 
-def of_group(suffix: str) -> Where:
-    # groups carry the system's topic prefix: `e2e1a2b3c4d.table-scanner`
-    return lambda labels: labels.get("group", "").endswith(f".{suffix}")
+def of_group(group: str) -> Where:
+    # groups carry the system's run name after them: `table-scanner.e2e1a2b3c4d`
+    return lambda labels: labels.get("group", "").startswith(f"{group}.")
 
 
 def handled(group: str) -> Where:

@@ -13,7 +13,7 @@ import websockets
 from teenpatti_tools.devrun import ServiceProcesses
 from teenpatti_tools.simulator import OPERATOR_KEYS
 
-from .driver import Studio
+from .driver import SECOND_SUPERVISOR_KEY, Studio
 
 
 def table() -> str:
@@ -160,7 +160,10 @@ async def test_a_supervisor_void_after_the_first_card_refunds_everything(studio:
     await studio.wait_for(table_id, "BettingClosed", round_id=round_id)
     await studio.deal(table_id, ["QS", "QH"])
 
-    assert (await studio.command(table_id, "cancel", "scanner fault")).status_code == 200
+    # a started round: one supervisor asks, another confirms (decision 0057)
+    assert (await studio.command(table_id, "cancel", "scanner fault")).status_code == 202
+    confirmed = await studio.command(table_id, "cancel", "agreed", key=SECOND_SUPERVISOR_KEY)
+    assert confirmed.status_code == 200, confirmed.text
     await studio.wait_for(table_id, "RoundCancelled", round_id=round_id)
     (bet,) = await studio.paid_bets("operator-2", dave, round_id, count=1)
     assert (bet["outcome"], bet["returned"]) == ("refunded", 900)
@@ -200,6 +203,10 @@ async def test_a_misread_is_rescanned_and_scans_during_betting_are_refused(
 
     early = await studio.scan(table_id, "AS")
     assert (early.json()["status"], early.json()["reason"]) == ("refused", "betting_open")
+    # the card was seen before betting closed: the round waits for a new deck (decision 0058)
+    await studio.wait_for(table_id, "RoundPaused", round_id=round_id)
+    assert (await studio.command(table_id, "replace-deck", "new deck")).status_code == 200
+    assert (await studio.command(table_id, "resume")).status_code == 200
 
     await studio.wait_for(table_id, "BettingClosed", round_id=round_id)
     misread = await studio.scan(table_id, "A?")
@@ -317,11 +324,12 @@ async def test_a_players_feed_resumed_after_a_disconnect_gets_what_it_missed(
     await studio.deposit("operator-2", hana, 5_000)
     table_url = next(s.url for s in system.services if s.name == "table")
     key = OPERATOR_KEYS["operator-2"]
-    feed = f"{table_url.replace('http', 'ws')}/tables/{table_id}/feed?key={key}"
+    feed = f"{table_url.replace('http', 'ws')}/tables/{table_id}/feed?"
+    key_header = {"X-Api-Key": key}  # never in the URL
 
     # The player watches until its bet is placed and betting has closed, then drops.
     seen: list[dict[str, Any]] = []
-    async with websockets.connect(f"{feed}&after=0") as connection:
+    async with websockets.connect(f"{feed}after=0", additional_headers=key_header) as connection:
         async with asyncio.timeout(30):
             while not any(e["event_type"] == "RoundOpened" for e in seen):
                 seen.append(json.loads(await connection.recv()))
@@ -340,7 +348,9 @@ async def test_a_players_feed_resumed_after_a_disconnect_gets_what_it_missed(
     await studio.wait_for(table_id, "RoundClosed", round_id=round_id)
 
     missed: list[dict[str, Any]] = []
-    async with websockets.connect(f"{feed}&after={last_seen}") as connection:
+    async with websockets.connect(
+        f"{feed}after={last_seen}", additional_headers=key_header
+    ) as connection:
         async with asyncio.timeout(30):
             while not any(e["event_type"] == "RoundClosed" for e in missed):
                 missed.append(json.loads(await connection.recv()))

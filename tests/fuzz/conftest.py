@@ -47,7 +47,8 @@ class _TimedTransport(httpx.ASGITransport):
 
 @asynccontextmanager
 async def started(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    """The app's database migrated, its lifespan entered, and a client bound to it."""
+    """The app's database migrated, its lifespan entered, the app ready, and a client bound to
+    it."""
     await migrate_service(app.state.service, app.state.settings)
     async with contextlib.AsyncExitStack() as stack:
         async with asyncio.timeout(STARTUP_TIMEOUT):
@@ -58,6 +59,10 @@ async def started(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
                 base_url="http://service",
             )
         )
+        # ready, as a load balancer would wait for: the fuzzing expects /ready to answer 200
+        async with asyncio.timeout(STARTUP_TIMEOUT):
+            while (await client.get("/ready")).status_code != 200:
+                await asyncio.sleep(0.1)
         yield client
 
 

@@ -93,9 +93,7 @@ def garbage_records(consumed_type: str, valid_payload: dict[str, Any]) -> dict[s
 async def publish_raw(
     settings: InfrastructureSettings, topic: str, records: list[bytes], key: str = "T1"
 ) -> None:
-    kafka = AIOKafkaProducer(
-        bootstrap_servers=settings.kafka_servers, acks="all", max_request_size=2_000_000
-    )
+    kafka = AIOKafkaProducer(**settings.kafka_options(), acks="all", max_request_size=2_000_000)
     async with asyncio.timeout(WAIT):
         await kafka.start()
         try:

@@ -232,7 +232,8 @@ async def test_scanner_gateway_parks_garbage(
     )
     assert registered.status_code == 201, registered.text
     device = {"X-Device-Id": "D1", "Authorization": f"Bearer {registered.json()['credential']}"}
-    pending = await client.post("/scans", json={"read": "AS", "table_id": "T1"}, headers=device)
+    read = {"read": "AS", "table_id": "T1", "sequence": 1}
+    pending = await client.post("/scans", json=read, headers=device)
     assert pending.status_code == 202, pending.text  # no table in this test
     scan_id = UUID(pending.json()["scan_id"])
     dealt = CardDealt(
@@ -283,6 +284,8 @@ async def test_table_parks_garbage(table_settings: TableSettings, table_app: App
         scan_id=uuid4(),
         device_id="D1",
         table_id="T1",
+        round_id="T1-000001",
+        sequence=1,
         card="AS",
         raw="AS",
         scanned_at=datetime.now(UTC),
@@ -297,7 +300,7 @@ async def test_table_parks_garbage(table_settings: TableSettings, table_app: App
         await publish(table_settings, SCANNER_EVENTS, scan, table_id="T1")
 
         async def refused() -> bool:
-            return "CardRefused" in await events()  # betting is open: the card is refused
+            return "CardRefused" in await events()  # D1 is no registered device: refused
 
         await eventually(refused, what="the good CardScanned to be judged")
         paused = await client.post("/tables/T1/pause", json={"reason": "x"}, headers=SUPERVISOR)

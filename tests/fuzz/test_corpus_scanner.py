@@ -1,10 +1,11 @@
 """Hostile inputs at the scanner gateway: forged and replayed device credentials, unknown
-devices, scanner garbage, malformed and oversized bodies. Every read is answered with its
-specific problem (or `rescan`), recorded exactly once as `ScanRejected`, and none becomes a
-`CardScanned`; the device keeps working afterwards."""
+devices, replayed sequence numbers, scanner garbage, malformed and oversized bodies. Every
+read is answered with its specific problem (or `rescan`), recorded exactly once as
+`ScanRejected`, and none becomes a `CardScanned`; the device keeps working afterwards."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import secrets
 from collections import Counter
@@ -25,6 +26,8 @@ pytestmark = pytest.mark.integration
 
 SUPERVISOR = {"X-Api-Key": "dev-supervisor-key"}
 App = tuple[FastAPI, httpx.AsyncClient]
+# a JSON body without `sequence` gets the next of these; one that names it keeps its own
+SEQUENCES = itertools.count(1000)
 
 
 @dataclass
@@ -103,6 +106,13 @@ def hostile_reads(old: str, current: str, other: str) -> list[Read]:
             )
             for table in ("T2", "t1", "", "T1 ", "T1\u0000", "x" * 500)
         ),
+        *(
+            Read("replayed sequence", label, 409, "stale_sequence", good | {"sequence": number})
+            for label, number in (
+                ("a number used before", 1000),
+                ("the first number there is", 1),
+            )
+        ),
     ]
     garbage = [
         Read("scanner garbage", f"read {text!r}", 200, "rescan", {"read": text, "table_id": "T1"})
@@ -160,6 +170,13 @@ def hostile_reads(old: str, current: str, other: str) -> list[Read]:
                 ("no read", {"table_id": "T1"}),
                 ("no table_id", {"read": "AS"}),
                 ("table_id is a number", {"read": "AS", "table_id": 1}),
+                ("no sequence", {"read": "AS", "table_id": "T1", "sequence": None}),
+                ("sequence 0", {"read": "AS", "table_id": "T1", "sequence": 0}),
+                ("sequence negative", {"read": "AS", "table_id": "T1", "sequence": -1}),
+                ("sequence a string", {"read": "AS", "table_id": "T1", "sequence": "9999"}),
+                ("sequence a float", {"read": "AS", "table_id": "T1", "sequence": 5000.5}),
+                ("sequence true", {"read": "AS", "table_id": "T1", "sequence": True}),
+                ("sequence 2**63", {"read": "AS", "table_id": "T1", "sequence": 2**63}),
             )
         ),
         Read(
@@ -193,7 +210,7 @@ async def test_hostile_reads_and_credentials(
     # a read of D2's, which D1 must not be able to look up
     foreign = await client.post(
         "/scans",
-        json={"read": "KH", "table_id": "T2"},
+        json={"read": "KH", "table_id": "T2", "sequence": 1},
         headers={"X-Device-Id": "D2", "Authorization": bearer(other)},
     )
     assert foreign.status_code in (200, 202), foreign.text
@@ -211,8 +228,11 @@ async def test_hostile_reads_and_credentials(
             authorization = bearer(current) if read.authorization is None else read.authorization
             if authorization:
                 headers["Authorization"] = authorization
+            body = read.body
+            if isinstance(body, dict) and "sequence" not in body:
+                body = body | {"sequence": next(SEQUENCES)}
             # json.dumps escapes lone surrogates, which httpx's own encoder refuses
-            raw = read.raw if read.raw is not None else json.dumps(read.body).encode()
+            raw = read.raw if read.raw is not None else json.dumps(body).encode()
             headers["Content-Type"] = "application/json"
             response = await client.post("/scans", content=raw, headers=headers)
             label = f"{read.kind}: {read.label}"
@@ -297,7 +317,7 @@ async def test_hostile_reads_and_credentials(
         # the device still reads with its current credential
         good = await client.post(
             "/scans",
-            json={"read": "AS", "table_id": "T1"},
+            json={"read": "AS", "table_id": "T1", "sequence": next(SEQUENCES)},
             headers={"X-Device-Id": "D1", "Authorization": bearer(current)},
         )
         assert good.status_code in (200, 202), good.text

@@ -66,8 +66,10 @@ def bet_slip(kind: str, label: str, status: int, code: str, **override: Any) -> 
     return Hostile(kind, label, "POST", "/bets", status, code, body=slip(**override))
 
 
-def raw_slip(kind: str, label: str, raw: bytes, status: int = 422) -> Hostile:
-    return Hostile(kind, label, "POST", "/bets", status, "invalid_request", raw=raw)
+def raw_slip(
+    kind: str, label: str, raw: bytes, status: int = 422, code: str = "invalid_request"
+) -> Hostile:
+    return Hostile(kind, label, "POST", "/bets", status, code, raw=raw)
 
 
 def transfer(kind: str, label: str, status: int, code: str, **override: Any) -> Hostile:
@@ -371,16 +373,26 @@ def corpus(bet_id: str, good_key: str) -> list[Hostile]:
                 ("JSON number", b"100"),
                 ("trailing garbage", json.dumps(slip()).encode() + b"}}"),
                 ("NUL bytes", b"\x00" * 64),
+            )
+        ),
+        # over the kernel's body limit (TP_HTTP_MAX_BODY_BYTES, 64 KiB), refused as it arrives
+        *(
+            raw_slip("malformed or oversized body", label, raw, 413, "payload_too_large")
+            for label, raw in (
                 ("2 MB of padding in a field", json.dumps(slip(pad="x" * 2_000_000)).encode()),
                 (
                     "100000 bets",
                     json.dumps(slip(bets=[{"bet_type": "tie", "stake": 1}] * 100_000)).encode(),
                 ),
+                ("deeply nested, 200 kB", b"[" * 100_000 + b"]" * 100_000),
             )
         ),
         raw_slip("malformed or oversized body", "invalid UTF-8", b'{"player_id": "\xff\xfe"}', 400),
         raw_slip(
-            "malformed or oversized body", "deeply nested", b"[" * 100_000 + b"]" * 100_000, 400
+            "malformed or oversized body",
+            "deeply nested, 60 kB",
+            b"[" * 30_000 + b"]" * 30_000,
+            400,
         ),
         # transfers
         *(

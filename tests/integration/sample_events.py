@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 from aiokafka import AIOKafkaConsumer
 
 from teenpatti.events import Event, EventRegistry
+from teenpatti.settings import KafkaConnection, kafka_client_options
 
 registry = EventRegistry()
 
@@ -40,12 +41,12 @@ class Received:
 
 
 async def read_topic(
-    bootstrap_servers: str, topic: str, *, expected: int, timeout: float = 60.0
+    kafka: KafkaConnection, topic: str, *, expected: int, timeout: float = 60.0
 ) -> list[Received]:
     """Every record of `topic` from the beginning, once at least `expected` have arrived."""
     consumer = AIOKafkaConsumer(
         topic,
-        bootstrap_servers=bootstrap_servers,
+        **kafka_client_options(kafka),
         auto_offset_reset="earliest",
         enable_auto_commit=False,
         group_id=None,

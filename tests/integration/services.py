@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from uuid import UUID
 
+import asyncpg
 import httpx
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from fastapi import FastAPI
@@ -63,7 +64,7 @@ async def publish(
         table_id=table_id,
         producer=producer,
     )
-    kafka = AIOKafkaProducer(bootstrap_servers=settings.kafka_servers, acks="all")
+    kafka = AIOKafkaProducer(**settings.kafka_options(), acks="all")
     await kafka.start()
     try:
         await kafka.send_and_wait(
@@ -84,7 +85,7 @@ async def collect(
     """Every envelope on `topic` (prefix added) from the start, once `until(seen)` holds."""
     consumer = AIOKafkaConsumer(
         settings.topic(topic),
-        bootstrap_servers=settings.kafka_servers,
+        **settings.kafka_options(),
         auto_offset_reset="earliest",
         enable_auto_commit=False,
     )
@@ -102,6 +103,58 @@ async def collect(
     finally:
         await consumer.stop()
     return seen
+
+
+async def read_to_end(
+    settings: InfrastructureSettings, topic: str, *, timeout: float = 30.0
+) -> list[EventEnvelope]:
+    """Every envelope on `topic` (prefix added), from its start up to its end offsets as they
+    are when called: read once the system is quiet, all it ever published and nothing else,
+    so that a count proves "exactly once" instead of stopping at the N-th record."""
+    consumer = AIOKafkaConsumer(
+        settings.topic(topic),
+        **settings.kafka_options(),
+        group_id=None,  # no group: every partition is assigned to this reader
+        enable_auto_commit=False,
+        auto_offset_reset="earliest",
+    )
+    seen: list[EventEnvelope] = []
+    try:
+        async with asyncio.timeout(timeout):
+            await consumer.start()
+            while not consumer.assignment():  # aiokafka assigns them: no event to await
+                await asyncio.sleep(0.05)
+            partitions = list(consumer.assignment())
+            await consumer.seek_to_beginning(*partitions)
+            ends = await consumer.end_offsets(partitions)
+            left = {tp for tp in partitions if ends[tp] > await consumer.position(tp)}
+            while left:
+                batches = await consumer.getmany(*left, timeout_ms=200)
+                for tp, records in batches.items():
+                    seen.extend(
+                        EventEnvelope.from_json_bytes(r.value or b"")
+                        for r in records
+                        if r.offset < ends[tp]
+                    )
+                left = {tp for tp in left if await consumer.position(tp) < ends[tp]}
+    except TimeoutError:
+        raise AssertionError(f"timed out reading {topic} to its end") from None
+    finally:
+        await consumer.stop()
+    return seen
+
+
+async def outbox_published(connection: asyncpg.Connection) -> bool:
+    """Whether the relay has published every event of the service's store (its checkpoint
+    is at its last event): with its consumers idle, the service is quiet."""
+    return bool(
+        await connection.fetchval(
+            # the store's order: (transaction id, position), as the relay reads it
+            "SELECT NOT EXISTS (SELECT 1 FROM events e WHERE NOT EXISTS ("
+            " SELECT 1 FROM outbox_checkpoints c"
+            " WHERE (c.transaction_id, c.position) >= (e.transaction_id, e.position)))"
+        )
+    )
 
 
 def of_type(envelopes: list[EventEnvelope], event_type: str) -> list[Event]:
@@ -143,9 +196,11 @@ __all__ = [
     "count_of",
     "json_of",
     "of_type",
+    "outbox_published",
     "paid_bets",
     "placed_bets",
     "publish",
+    "read_to_end",
     "running",
 ]
 
@@ -157,7 +212,7 @@ async def topics_ready(settings: InfrastructureSettings) -> None:
         while True:
             try:
                 await ensure_topics(
-                    settings.kafka_servers,
+                    settings.kafka_options(),
                     [settings.topic(t) for t in ALL_TOPICS],
                     partitions=settings.kafka_partitions,
                 )

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 from uuid import uuid4
 
 import asyncpg
@@ -31,7 +32,7 @@ from .workers import EFFECTS, record_effect
 
 @pytest.fixture
 async def producer(infrastructure: InfrastructureSettings) -> AsyncIterator[AIOKafkaProducer]:
-    started = kafka_producer(infrastructure.kafka_servers, client_id="tests")
+    started = kafka_producer(infrastructure.kafka_options(), client_id="tests")
     await started.start()
     yield started
     await started.stop()
@@ -72,15 +73,15 @@ async def run_until_handled(
     try:
         await eventually(lambda: _count_is(pool, count))
         await eventually(
-            lambda: _offsets_reach(infrastructure.kafka_servers, topic, runtime.name, total)
+            lambda: _offsets_reach(infrastructure.kafka_options(), topic, runtime.name, total)
         )
     finally:
         stop.set()
         await asyncio.wait_for(task, timeout=30)
 
 
-async def committed_offsets(bootstrap: str, topic: str, group: str) -> list[int | None]:
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=group)
+async def committed_offsets(kafka: dict[str, Any], topic: str, group: str) -> list[int | None]:
+    consumer = AIOKafkaConsumer(**kafka, group_id=group)
     await consumer.start()
     try:
         partitions = consumer.partitions_for_topic(topic) or set()
@@ -118,12 +119,12 @@ async def test_consumer_killed_after_db_commit_before_offset_commit_applies_once
     assert await asyncio.to_thread(dying.wait, 60) == -9
     applied_before_crash = await effects(pool)
     assert 0 < len(applied_before_crash) < 300, "killed after its first batch, mid-stream"
-    assert set(await committed_offsets(infrastructure.kafka_servers, topic, group)) == {None}
+    assert set(await committed_offsets(infrastructure.kafka_options(), topic, group)) == {None}
 
     worker = subprocess.Popen(command)
     try:
         await eventually(lambda: _count_is(pool, 300))
-        await eventually(lambda: _offsets_reach(infrastructure.kafka_servers, topic, group, 300))
+        await eventually(lambda: _offsets_reach(infrastructure.kafka_options(), topic, group, 300))
     finally:
         worker.terminate()
         assert await asyncio.to_thread(worker.wait, 30) == 0, "graceful shutdown"
@@ -134,8 +135,8 @@ async def test_consumer_killed_after_db_commit_before_offset_commit_applies_once
     assert await pool.fetchval("SELECT count(*) FROM processed_events") == 300
 
 
-async def _offsets_reach(bootstrap: str, topic: str, group: str, total: int) -> bool:
-    return sum(o or 0 for o in await committed_offsets(bootstrap, topic, group)) == total
+async def _offsets_reach(kafka: dict[str, Any], topic: str, group: str, total: int) -> bool:
+    return sum(o or 0 for o in await committed_offsets(kafka, topic, group)) == total
 
 
 async def _count_is(pool: asyncpg.Pool, expected: int) -> bool:
@@ -179,7 +180,7 @@ async def test_poison_events_are_parked_and_the_partition_moves_on(
         pool,
         name="poison-test",
         topics=[topic],
-        bootstrap_servers=infrastructure.kafka_servers,
+        bootstrap_servers=infrastructure.kafka_options(),
         handler=strict_handler,
         retry_backoff_seconds=0.01,
     )
@@ -241,7 +242,7 @@ async def test_an_event_before_what_it_depends_on_is_tried_again_never_parked(
         pool,
         name="not-yet-test",
         topics=[topic],
-        bootstrap_servers=infrastructure.kafka_servers,
+        bootstrap_servers=infrastructure.kafka_options(),
         handler=early,
         retry_backoff_seconds=0.01,
     )
@@ -275,7 +276,7 @@ async def test_an_event_that_waits_in_vain_is_parked_and_the_others_go_on(
         pool,
         name="waits-in-vain",
         topics=[topic],
-        bootstrap_servers=infrastructure.kafka_servers,
+        bootstrap_servers=infrastructure.kafka_options(),
         handler=never_for_one,
         wait_seconds=1.5,
     )
@@ -304,7 +305,7 @@ async def test_a_redelivered_event_is_applied_once(
         pool,
         name="dedup",
         topics=[topic],
-        bootstrap_servers=infrastructure.kafka_servers,
+        bootstrap_servers=infrastructure.kafka_options(),
         handler=strict_handler,
     )
     stop = asyncio.Event()
@@ -347,7 +348,7 @@ async def test_an_older_schema_version_is_upcast(
         pool,
         name="upcast",
         topics=[topic],
-        bootstrap_servers=infrastructure.kafka_servers,
+        bootstrap_servers=infrastructure.kafka_options(),
         handler=remember_colour,
     )
     stop = asyncio.Event()
@@ -386,7 +387,7 @@ async def test_a_poll_over_several_partitions_is_one_transaction_in_partition_or
         pool,
         name="batch-test",
         topics=[topic],
-        bootstrap_servers=infrastructure.kafka_servers,
+        bootstrap_servers=infrastructure.kafka_options(),
         handler=batch,
         max_records=1000,
     )
@@ -436,7 +437,7 @@ async def test_an_action_after_commit_runs_once_each_transaction_has_committed(
         pool,
         name="after-commit-test",
         topics=[topic],
-        bootstrap_servers=infrastructure.kafka_servers,
+        bootstrap_servers=infrastructure.kafka_options(),
         handler=batch,
     )
     await run_until_handled(runtime, pool, infrastructure, topic, 140)
@@ -475,7 +476,7 @@ async def test_records_it_may_pass_over_take_no_transaction_and_their_offsets_mo
             pool,
             name=name,
             topics=[topic],
-            bootstrap_servers=infrastructure.kafka_servers,
+            bootstrap_servers=infrastructure.kafka_options(),
             handler=batch,
             batches=batches,
             skips=even,
@@ -513,7 +514,7 @@ async def test_records_whose_headers_name_a_type_to_pass_over_are_not_read(
         pool,
         name="skips-unread",
         topics=[topic],
-        bootstrap_servers=infrastructure.kafka_servers,
+        bootstrap_servers=infrastructure.kafka_options(),
         handler=record_effect,
         skips_type=lambda event_type, version: (event_type, version) == ("ChipCounted", 2),
     )

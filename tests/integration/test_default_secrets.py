@@ -17,8 +17,10 @@ DEVELOPMENT_KEYS = (
 
 
 def production_with_defaults() -> dict[str, str]:
-    """This session's environment with `TP_ENV=production` and neither secret set."""
-    env = {k: v for k, v in os.environ.items() if k not in ("TP_API_KEYS", "TP_PG_PASSWORD")}
+    """This session's environment with `TP_ENV=production` and neither secret set (nor a
+    credentials folder to read them from)."""
+    unset = ("TP_API_KEYS", "TP_PG_PASSWORD", "TP_CREDENTIALS_DIR")
+    env = {k: v for k, v in os.environ.items() if k not in unset}
     env["TP_ENV"] = "production"
     return env
 

@@ -35,7 +35,7 @@ from teenpatti.events.catalog import SCANNER_EVENTS, CardScanned
 from teenpatti.migrations import migrate_service
 from teenpatti.observability.logs import LogHandler
 from teenpatti.settings import InfrastructureSettings
-from teenpatti_tools.databases import drop_database
+from teenpatti_tools.databases import create_database, drop_database, service_roles
 from teenpatti_tools.simulator import Endpoints
 from tests.e2e.driver import Studio
 from tests.integration.services import publish, topics_ready
@@ -82,7 +82,9 @@ async def test_a_request_s_and_an_event_s_lines_say_what_they_are_about_and_no_k
         # a key where it does not belong, in a query string
         events = await http.get(f"/tables/{table_id}/events", params={"after": 0, "key": API_KEY})
         assert events.status_code in (200, 401)
-        async with websockets.connect(f"ws://{address}/tables/{table_id}/feed?key={API_KEY}"):
+        async with websockets.connect(
+            f"ws://{address}/tables/{table_id}/feed", additional_headers={"X-Api-Key": API_KEY}
+        ):
             pass
         scanned = await publish(
             settings,
@@ -91,6 +93,8 @@ async def test_a_request_s_and_an_event_s_lines_say_what_they_are_about_and_no_k
                 scan_id=uuid.uuid4(),
                 device_id="D1",
                 table_id=table_id,
+                round_id=None,
+                sequence=1,
                 card="AS",
                 raw="AS",
                 scanned_at=datetime.now(UTC),
@@ -159,7 +163,7 @@ async def four_services(
     admin = await asyncpg.connect(infrastructure.postgres_dsn("postgres"))
     try:
         for name in names.values():
-            await admin.execute(f"CREATE DATABASE {name}")
+            await create_database(infrastructure, name, users=service_roles(infrastructure))
         await topics_ready(settings)
         base = settings.model_dump()
         apps = {
@@ -205,6 +209,7 @@ async def test_one_scan_s_trace_spans_the_four_services(
     infrastructure: InfrastructureSettings, topic_prefix: str, spans: InMemorySpanExporter
 ) -> None:
     table_id, player = new_table_id(), f"p-{uuid.uuid4().hex[:8]}"
+    run = infrastructure.model_copy(update={"topic_prefix": topic_prefix})
     async with four_services(infrastructure, topic_prefix) as (studio, apps):
         await studio.open_table(table_id, betting_seconds=1.5)
         await studio.deposit("operator-1", player, 100_000)
@@ -225,7 +230,7 @@ async def test_one_scan_s_trace_spans_the_four_services(
         await studio.paid_bets("operator-1", player, round_id, count=1)
 
     finished = spans.get_finished_spans()
-    paid = [s for s in finished if consumed_by(s, f"{topic_prefix}wallet-settlement")]
+    paid = [s for s in finished if consumed_by(s, run.topic("wallet-settlement"))]
     assert paid, "the wallet recorded no span consuming settlement.events"
     trace_id = paid[-1].context.trace_id
     one_trace = [s for s in finished if s.context.trace_id == trace_id]
@@ -233,8 +238,8 @@ async def test_one_scan_s_trace_spans_the_four_services(
     gateway = [s for s in one_trace if s.kind is SpanKind.SERVER and s.name == "POST /scans"]
     assert len(gateway) == 1, names
     assert gateway[0].parent is None  # the trace begins at the device's request
-    assert any(consumed_by(s, f"{topic_prefix}table-scanner") for s in one_trace), names
-    assert any(consumed_by(s, f"{topic_prefix}settlement-table") for s in one_trace), names
+    assert any(consumed_by(s, run.topic("table-scanner")) for s in one_trace), names
+    assert any(consumed_by(s, run.topic("settlement-table")) for s in one_trace), names
     # every span of it descends from the request
     by_id = {s.context.span_id: s for s in one_trace}
     for span in one_trace:

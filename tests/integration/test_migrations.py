@@ -51,6 +51,7 @@ async def test_applied_in_order_once_and_a_second_run_is_a_no_op(
     assert [str(m) for m in first] == [
         "store 0001_event_store",
         "store 0002_trace_context",
+        "store 0003_parked_outbox_events",
         "things 0001_things",
         "things 0002_add_colour",
     ]
@@ -61,6 +62,7 @@ async def test_applied_in_order_once_and_a_second_run_is_a_no_op(
         ("things", 1, "things"),
         ("store", 2, "trace_context"),
         ("things", 2, "add_colour"),
+        ("store", 3, "parked_outbox_events"),
     ]
 
 
@@ -74,7 +76,7 @@ async def test_runners_at_once_apply_each_migration_once(database: str, tmp_path
     finally:
         for connection in connections:
             await connection.close()
-    assert sorted(len(applied) for applied in done) == [0, 0, 3]  # the store's two, things'
+    assert sorted(len(applied) for applied in done) == [0, 0, 4]  # the store's three, things'
 
 
 async def test_a_database_one_migration_behind_is_refused_naming_the_command(
@@ -152,7 +154,7 @@ async def test_teenpatti_migrate_twice_in_a_row_is_a_no_op_the_second_time(
 def test_teenpatti_migrate_names_an_unknown_service() -> None:
     out, err = io.StringIO(), io.StringIO()
     assert main(["migrate", "croupier"], None, out, err) == 2
-    assert "no service croupier (known: scanner-gateway, settlement, table, wallet)" in (
+    assert "no service croupier (known: scanner-gateway, settlement, table, wallet, access)" in (
         err.getvalue()
     )
 

@@ -27,7 +27,7 @@ from .sample_events import counted, read_topic
 
 @pytest.fixture
 async def producer(infrastructure: InfrastructureSettings) -> AsyncIterator[AIOKafkaProducer]:
-    started = kafka_producer(infrastructure.kafka_servers, client_id="tests")
+    started = kafka_producer(infrastructure.kafka_options(), client_id="tests")
     await started.start()
     yield started
     await started.stop()
@@ -52,7 +52,7 @@ async def test_events_reach_kafka_in_order_keyed_by_table(
     assert await relay.publish_pending() == 60
     assert await relay.publish_pending() == 0
 
-    received = await read_topic(infrastructure.kafka_servers, topic, expected=60)
+    received = await read_topic(infrastructure.kafka_options(), topic, expected=60)
     assert len(received) == 60
     for table in ("T1", "T2", "T3"):
         mine = [r for r in received if r.key == table.encode()]
@@ -89,7 +89,7 @@ async def test_a_late_commit_is_published_after_the_earlier_commit(
         await slow_tx.commit()
 
     assert await relay.publish_pending() == 2
-    received = await read_topic(infrastructure.kafka_servers, topic, expected=2)
+    received = await read_topic(infrastructure.kafka_options(), topic, expected=2)
     assert [r.envelope["stream_id"] for r in received] == ["round-slow", "round-fast"]
 
 
@@ -105,9 +105,9 @@ async def test_only_one_relay_of_a_store_publishes_at_a_time(
     try:
         for n in range(50):
             await store.append(f"round-{n}", 0, [counted(n)], table_id=f"T{n % 5}")
-        received = await read_topic(infrastructure.kafka_servers, topic, expected=50)
+        received = await read_topic(infrastructure.kafka_options(), topic, expected=50)
         await asyncio.sleep(1.0)  # time for a second publisher to show itself, if there were one
-        again = await read_topic(infrastructure.kafka_servers, topic, expected=50)
+        again = await read_topic(infrastructure.kafka_options(), topic, expected=50)
     finally:
         stop.set()
         await asyncio.wait_for(asyncio.gather(*tasks), timeout=10)
@@ -142,7 +142,7 @@ async def test_a_stopping_relay_first_publishes_what_is_committed(
     await asyncio.wait_for(task, timeout=30)
 
     assert await relay.publish_pending() == 0, "nothing was left for the next relay"
-    received = await read_topic(infrastructure.kafka_servers, topic, expected=2)
+    received = await read_topic(infrastructure.kafka_options(), topic, expected=2)
     assert sorted(r.envelope["stream_id"] for r in received) == ["round-fast", "round-slow"]
 
 
@@ -200,7 +200,7 @@ async def test_relay_killed_mid_stream_resumes_and_loses_nothing(
         worker.kill()
         worker.wait(timeout=10)
 
-    received = await read_topic(infrastructure.kafka_servers, topic, expected=len(appended))
+    received = await read_topic(infrastructure.kafka_options(), topic, expected=len(appended))
     counts = Counter(r.envelope["event_id"] for r in received)
     assert set(counts) == set(appended), "every stored event reached Kafka"
     # Per stream, Kafka holds the events in stream order (duplicates only repeat a suffix).

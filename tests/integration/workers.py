@@ -15,6 +15,7 @@ import asyncio
 import os
 import signal
 import sys
+from typing import Any
 
 import asyncpg
 
@@ -25,6 +26,7 @@ from teenpatti.eventsourcing import (
     KafkaOutboxRelay,
     kafka_producer,
 )
+from teenpatti.settings import ADMIN, InfrastructureSettings
 
 EFFECTS = """
 CREATE TABLE IF NOT EXISTS effects (
@@ -53,9 +55,14 @@ class DyingConsumer(KafkaEventConsumer):
         await super()._commit_offsets()
 
 
+def _kafka(bootstrap: str) -> dict[str, Any]:
+    """The tests' connection options (their principal's, from the inherited environment)."""
+    return InfrastructureSettings(kafka_bootstrap=bootstrap).as_principal(ADMIN).kafka_options()
+
+
 async def relay(dsn: str, bootstrap: str, topic: str) -> None:
     async with asyncpg.create_pool(dsn, min_size=1, max_size=4) as pool:
-        producer = kafka_producer(bootstrap, client_id="relay-worker")
+        producer = kafka_producer(_kafka(bootstrap), client_id="relay-worker")
         await producer.start()
         try:
             store = AsyncpgEventStore(pool, producer="tests")
@@ -74,7 +81,7 @@ async def consumer(dsn: str, bootstrap: str, topic: str, group: str, die: bool) 
             pool,
             name=group,
             topics=[topic],
-            bootstrap_servers=bootstrap,
+            bootstrap_servers=_kafka(bootstrap),
             handler=record_effect,
             max_records=50 if die else 500,
             # the dying one tries to commit after its first poll, so it dies mid-stream

@@ -31,6 +31,17 @@ DEVELOPMENT_KEYS = (
 )
 OWN_PASSWORD = "correct-horse-battery-staple"
 OWN_KEYS = "operator-1:operator:k-3f9a1c,supervisor-1:supervisor:k-77d0e2"
+# authenticated Kafka and Redis, so that only what a test is about is refused
+OWN_TRANSPORT: dict[str, object] = {
+    "kafka_security_protocol": "SASL_SSL",
+    "kafka_username": "wallet",
+    "kafka_password": SecretStr(OWN_PASSWORD),
+    "redis_password": SecretStr(OWN_PASSWORD),
+}
+UNAUTHENTICATED = [
+    "TP_KAFKA_SECURITY_PROTOCOL is PLAINTEXT: Kafka without authentication",
+    "TP_REDIS_PASSWORD is not set: Redis without authentication",
+]
 
 
 @pytest.fixture(autouse=True)
@@ -75,6 +86,7 @@ def test_secrets_set_to_their_defaults_are_refused(monkeypatch: pytest.MonkeyPat
     assert raised.value.reasons == [
         "TP_PG_PASSWORD is set to its development default",
         "TP_API_KEYS is set to its development default",
+        *UNAUTHENTICATED,
     ]
     assert_no_secret_in(str(raised.value))
 
@@ -83,6 +95,7 @@ def test_a_development_key_among_own_keys_is_refused_naming_its_holder() -> None
     settings = InfrastructureSettings(
         pg_password=SecretStr(OWN_PASSWORD),
         api_keys=SecretStr(f"{OWN_KEYS},dealer-7:dealer:dev-dealer-key"),
+        **OWN_TRANSPORT,
     )
     with pytest.raises(DefaultSecretError) as raised:
         settings.refuse_default_secrets()
@@ -104,12 +117,17 @@ def test_the_placeholders_of_the_compose_env_file_are_refused(
         "TP_API_KEYS gives 'operator-1' a placeholder key",
         "TP_API_KEYS gives 'supervisor-1' a placeholder key",
         "TP_API_KEYS gives 'dealer-1' a placeholder key",
+        # the env file alone names no Kafka or Redis credentials (Compose sets each service's)
+        *UNAUTHENTICATED,
     ]
 
 
 def test_own_secrets_pass_in_production() -> None:
     settings = InfrastructureSettings(
-        env="production", pg_password=SecretStr(OWN_PASSWORD), api_keys=SecretStr(OWN_KEYS)
+        env="production",
+        pg_password=SecretStr(OWN_PASSWORD),
+        api_keys=SecretStr(OWN_KEYS),
+        **OWN_TRANSPORT,
     )
     assert settings.default_secrets() == []
     settings.refuse_default_secrets()
@@ -118,7 +136,7 @@ def test_own_secrets_pass_in_production() -> None:
 def test_development_accepts_the_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TP_ENV", "dev")
     settings = InfrastructureSettings()
-    assert len(settings.default_secrets()) == 2  # known, and allowed
+    assert len(settings.default_secrets()) == 2 + len(UNAUTHENTICATED)  # known, and allowed
     settings.refuse_default_secrets()
 
 
@@ -132,7 +150,9 @@ def test_a_service_settings_secret_with_a_default_is_refused_too() -> None:
     class WebhookSettings(ScannerSettings):
         webhook_secret: SecretStr = Field(default=SecretStr("public"), description="A secret.")
 
-    settings = WebhookSettings(pg_password=SecretStr(OWN_PASSWORD), api_keys=SecretStr(OWN_KEYS))
+    settings = WebhookSettings(
+        pg_password=SecretStr(OWN_PASSWORD), api_keys=SecretStr(OWN_KEYS), **OWN_TRANSPORT
+    )
     assert settings.default_secrets() == [
         "TP_WEBHOOK_SECRET is not set, so its development default is in use"
     ]
@@ -181,3 +201,29 @@ def test_evaluate_needs_no_secret() -> None:
     status, out, err = run(["evaluate"])
     assert (status, err) == (0, "")
     assert '"winner"' in out
+
+
+def test_kafka_and_redis_without_credentials_are_refused_by_name() -> None:
+    settings = InfrastructureSettings(
+        pg_password=SecretStr(OWN_PASSWORD),
+        api_keys=SecretStr(OWN_KEYS),
+        kafka_security_protocol="SASL_PLAINTEXT",
+    )
+    assert settings.default_secrets() == [
+        "TP_KAFKA_USERNAME is not set",
+        "TP_KAFKA_PASSWORD is not set",
+        "TP_REDIS_PASSWORD is not set: Redis without authentication",
+    ]
+    # a process that uses no Redis (settlement, wallet, the commands) needs no Redis password
+    assert settings.default_secrets(redis=False) == [
+        "TP_KAFKA_USERNAME is not set",
+        "TP_KAFKA_PASSWORD is not set",
+    ]
+    placeholder = settings.model_copy(update={"kafka_password": SecretStr("replace-me-1")})
+    assert "TP_KAFKA_PASSWORD is still the placeholder of deploy/docker/.env.example" in (
+        placeholder.default_secrets()
+    )
+    mtls = settings.model_copy(
+        update={"kafka_security_protocol": "SSL", "kafka_ssl_certfile": "/etc/tp/client.pem"}
+    )
+    assert mtls.default_secrets(redis=False) == []

@@ -162,6 +162,8 @@ def test_a_subscription_to_an_event_its_topic_does_not_carry_stops_the_generator
             scan_id=uuid4(),
             device_id="scanner-1",
             table_id="T01",
+            round_id="T01-000001",
+            sequence=1,
             card="10H",
             raw="10H",
             scanned_at=datetime(2026, 1, 1, 0, 0, 30, tzinfo=UTC),

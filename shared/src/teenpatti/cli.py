@@ -1,8 +1,9 @@
 """The `teenpatti` command: subcommands over the rules engine (docs/rules-engine.md, "CLI").
 
 Exit status: 0 success; 1 some input lines could not be evaluated (`audit`: a mismatch was
-found); 2 bad arguments or pay table (`audit`: a store or the broker cannot be read;
-`audit`, `migrate`: a public development secret outside development); 130 interrupted.
+found); 2 bad arguments or pay table (`audit`: a store or the broker cannot be read; `keys`:
+the access database cannot be used; `audit`, `migrate`, `keys`: a public development secret
+outside development); 130 interrupted.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ EVALUATE_STAKE = 100  # minor units; `returns` are what a stake of 100 gets back
 EVALUATE_CURRENCY = "XXX"  # ISO 4217 "no currency": the amounts are only proportions
 _HANDS = ("player_a", "player_b")
 EXIT_OK, EXIT_BAD_LINES, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+ACCESS = "access"  # `teenpatti migrate access`: the access database, which no service owns
 
 
 class UsageError(Exception):
@@ -134,31 +136,56 @@ def build_parser() -> argparse.ArgumentParser:
         help="apply the database migrations of the services (the deploy step)",
         description=(
             "Applies, in order, the event store's and each service's migrations not yet"
-            " applied to its database (TP_* settings name the databases), and records them in"
+            " applied to its database (TP_* settings name the databases), then the access"
+            " database's (`access`: the API keys, TP_ACCESS_DATABASE), and records them in"
             " schema_migrations. Run again, it does nothing. Services refuse to start on a"
             " database that is behind."
         ),
     )
     migrate.add_argument(
-        "services", nargs="*", metavar="SERVICE", help="the services to migrate (default: all)"
+        "services",
+        nargs="*",
+        metavar="SERVICE",
+        help="the services to migrate, or `access` for the access database (default: all)",
     )
     migrate.set_defaults(handler=_migrate)
+    from teenpatti.access.cli import add_keys_parser
+
+    add_keys_parser(commands)
+    commands.choices["keys"].set_defaults(handler=_keys)
     return parser
+
+
+def _keys(args: argparse.Namespace, streams: _Streams) -> int:
+    from teenpatti.access.cli import KeysUsageError, run_keys
+
+    try:
+        return run_keys(args, streams.out)
+    except KeysUsageError as error:
+        raise UsageError(str(error)) from None
 
 
 def _migrate(args: argparse.Namespace, streams: _Streams) -> int:
     import asyncio
 
+    from teenpatti.access import migrate_access
     from teenpatti.migrations import MigrationError, declared_services, migrate_service
+    from teenpatti.settings import InfrastructureSettings
 
     services = declared_services()
-    unknown = sorted(set(args.services) - set(services))
+    unknown = sorted(set(args.services) - {*services, ACCESS})
     if unknown:
-        raise UsageError(f"no service {', '.join(unknown)} (known: {', '.join(sorted(services))})")
+        known = ", ".join([*sorted(services), ACCESS])
+        raise UsageError(f"no service {', '.join(unknown)} (known: {known})")
 
-    chosen = {name: services[name]() for name in args.services or sorted(services)}
+    names = [name for name in args.services if name != ACCESS] or (
+        [] if args.services else sorted(services)
+    )
+    chosen = {name: services[name]() for name in names}
     # every service's settings checked before the first migration is applied
     settings_of = {name: _connecting_settings(service.settings) for name, service in chosen.items()}
+    access = not args.services or ACCESS in args.services
+    access_settings = _connecting_settings(InfrastructureSettings) if access else None
 
     async def run() -> None:
         for name, service in chosen.items():
@@ -170,6 +197,13 @@ def _migrate(args: argparse.Namespace, streams: _Streams) -> int:
                     print(f"{name}: {database}: applied {migration}", file=streams.out)
             else:
                 print(f"{name}: {database}: up to date", file=streams.out)
+        if access_settings is not None:
+            done = await migrate_access(access_settings)
+            database = access_settings.access_database
+            for migration in done:
+                print(f"{ACCESS}: {database}: applied {migration}", file=streams.out)
+            if not done:
+                print(f"{ACCESS}: {database}: up to date", file=streams.out)
 
     try:
         asyncio.run(run())
@@ -187,12 +221,14 @@ def _connecting_settings(settings_class: type[S]) -> S:
     public development secret outside development, is a usage error."""
     from pydantic import ValidationError
 
-    from teenpatti.settings import DefaultSecretError
+    from teenpatti.settings import ADMIN, CredentialsError, DefaultSecretError
 
     try:
-        settings = settings_class()
-        settings.refuse_default_secrets()
-    except (ValidationError, DefaultSecretError) as error:
+        settings = settings_class().as_principal(ADMIN)
+        # no command here uses Redis; `audit --kafka` alone uses Kafka, whose broker refuses
+        # a client without credentials anyway
+        settings.refuse_default_secrets(redis=False, kafka=False)
+    except (ValidationError, DefaultSecretError, CredentialsError) as error:
         raise UsageError(str(error)) from None
     return settings
 
@@ -302,7 +338,7 @@ def _audit(args: argparse.Namespace, streams: _Streams) -> int:
                 specs,
                 scope,
                 settle_grace=timedelta(seconds=args.settle_grace),
-                kafka_servers=settings.kafka_servers if args.kafka else None,
+                kafka_servers=settings.kafka_options() if args.kafka else None,
                 kafka_timeout=args.kafka_timeout,
                 progress=None if progress is None else progress.message,
             )

@@ -20,6 +20,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from teenpatti.observability.metrics import AUTH_FAILURES
 from teenpatti.transient import SERVER_UNAVAILABLE
 
 log = logging.getLogger(__name__)
@@ -183,6 +184,73 @@ def install_problem_handlers(app: FastAPI) -> None:
 class KeyHolder:
     name: str  # operator id, or a person's name for supervisors and dealers
     role: str  # "operator", "supervisor", "dealer"
+    key_id: str | None = None  # a key of the access database's; None: a configured key
+    tables: frozenset[str] | None = None  # the tables it may act on; None: every table
+
+    def may_act_on(self, table_id: str) -> bool:
+        return self.tables is None or table_id in self.tables
+
+    def require_table(self, table_id: str, path: str = "") -> None:
+        """A 403 `table_not_in_scope` (logged and counted) unless the key may act on the
+        table: every route that acts on or reads one table names it here, or in its path
+        (`kernel.dependencies.holder_of` checks a `{table_id}` or `{round_id}` itself)."""
+        if not self.may_act_on(table_id):
+            raise refusal(
+                "out_of_scope",
+                ProblemError(
+                    403, "table_not_in_scope", f"this key may not act on the table {table_id}"
+                ),
+                holder=self,
+                path=path,
+                table_id=table_id,
+            )
+
+
+def refusal(
+    reason: str,
+    problem: ProblemError,
+    *,
+    holder: KeyHolder | None = None,
+    key_id: str | None = None,
+    path: str = "",
+    **facts: str,
+) -> ProblemError:
+    """`problem`, once the failed authentication is recorded (`record_refusal`)."""
+    record_refusal(reason, holder=holder, key_id=key_id, path=path, **facts)
+    return problem
+
+
+def record_refusal(
+    reason: str,
+    *,
+    holder: KeyHolder | None = None,
+    key_id: str | None = None,
+    path: str = "",
+    **facts: str,
+) -> None:
+    """Log a failed authentication (the key id and the holder when known, never the key)
+    and count it in `teenpatti_auth_failures_total{reason}`."""
+    AUTH_FAILURES.labels(reason).inc()
+    key_id = key_id or (holder.key_id if holder is not None else None)
+    who = (
+        f"{holder.role} {holder.name!r}"
+        if holder is not None
+        else ("an unknown key" if key_id is None else "a key")
+    )
+    log.warning(
+        "authentication refused (%s): %s%s%s%s",
+        reason,
+        who,
+        "" if key_id is None else f" (key id {key_id})",
+        "".join(f", {name} {value}" for name, value in facts.items()),
+        f" on {path}" if path else "",
+        extra={
+            "auth_reason": reason,
+            "key_id": key_id,
+            "holder": None if holder is None else holder.name,
+            "path": path or None,
+        },
+    )
 
 
 def hash_key(key: str) -> str:
@@ -190,7 +258,8 @@ def hash_key(key: str) -> str:
 
 
 class ApiKeys:
-    """API keys from a setting like `op-1:operator:KEY,alice:supervisor:KEY2`; kept hashed."""
+    """API keys from a setting like `op-1:operator:KEY,alice:supervisor:KEY2`; kept hashed.
+    Their holders may act on every table."""
 
     def __init__(self, spec: str) -> None:
         self._holders: dict[str, KeyHolder] = {}
@@ -202,14 +271,12 @@ class ApiKeys:
                 )
             self._holders[hash_key(key)] = KeyHolder(name, role)
 
-    def holder(self, key: str | None, *roles: str) -> KeyHolder:
-        """The key's holder if it has one of `roles`, else a 401/403 ProblemError."""
-        if not key:
-            raise ProblemError(401, "missing_api_key", "send the API key in the X-Api-Key header")
+    def find(self, key: str) -> KeyHolder | None:
+        """The holder of `key`, if it is one of these (every digest compared in constant
+        time)."""
         digest = hash_key(key)
-        found = next((h for d, h in self._holders.items() if hmac.compare_digest(d, digest)), None)
-        if found is None:
-            raise ProblemError(401, "invalid_api_key", "the API key is not known")
-        if roles and found.role not in roles:
-            raise ProblemError(403, "forbidden", f"this action needs the role {' or '.join(roles)}")
+        found = None
+        for known, holder in self._holders.items():
+            if hmac.compare_digest(known, digest):
+                found = holder
         return found

@@ -208,12 +208,12 @@ async def test_the_topics_agree_with_the_stores_and_a_removed_event_is_caught(
     history: History,
 ) -> None:
     settings = history.settings
-    producer = kafka_producer(settings.kafka_servers, client_id="audit-test")
+    producer = kafka_producer(settings.kafka_options(), client_id="audit-test")
     await producer.start()
     try:
         for spec in history.specs():
             await ensure_topics(
-                settings.kafka_servers, [spec.topic], partitions=settings.kafka_partitions
+                settings.kafka_options(), [spec.topic], partitions=settings.kafka_partitions
             )
             store = AsyncpgEventStore(history.pools[spec.name], producer=spec.name)
             relay = KafkaOutboxRelay(store, producer, spec.topic, name=spec.name)
@@ -230,18 +230,18 @@ async def test_the_topics_agree_with_the_stores_and_a_removed_event_is_caught(
         )
     finally:
         await producer.stop()
-    report = await history.audit(kafka_servers=settings.kafka_servers, kafka_timeout=60)
+    report = await history.audit(kafka_servers=settings.kafka_options(), kafka_timeout=60)
     assert report.ok, report.format()
     table = next(s for s in report.stores if s.name == "table")
     assert (table.kafka_checked, table.kafka_pending) == (11, 1)
-    on_topic = await read_topic(settings.kafka_servers, history.specs()[0].topic, 60)
+    on_topic = await read_topic(settings.kafka_options(), history.specs()[0].topic, 60)
     assert len(on_topic) == 11
     async with history.pools["table"].acquire() as connection:
         removed: UUID = await connection.fetchval(
             "DELETE FROM events WHERE stream_id = 'table-T1' AND stream_version = 3"
             " RETURNING event_id"
         )
-    report = await history.audit(kafka_servers=settings.kafka_servers, kafka_timeout=60)
+    report = await history.audit(kafka_servers=settings.kafka_options(), kafka_timeout=60)
     assert subjects(report, "not_in_store") == ["table:table-T1@3"]
     assert any(str(removed) in f.detail for f in report.findings if f.code == "not_in_store")
 

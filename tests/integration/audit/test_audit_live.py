@@ -55,11 +55,13 @@ async def test_a_real_round_passes_and_a_changed_payout_is_caught(
             StoreSpec(
                 store,
                 infrastructure.postgres_dsn(env[f"TP_{store.upper()}_DATABASE"]),
-                env["TP_TOPIC_PREFIX"] + STORE_TOPICS[store],
+                infrastructure.model_copy(update={"topic_prefix": env["TP_TOPIC_PREFIX"]}).topic(
+                    STORE_TOPICS[store]
+                ),
             )
             for store in STORES
         ]
-        kafka = infrastructure.kafka_servers
+        kafka = infrastructure.kafka_options()
 
         report = await run_audit(specs, Scope(), settle_grace=timedelta(0), kafka_servers=kafka)
         assert report.ok, report.format()

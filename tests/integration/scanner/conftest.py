@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
@@ -83,6 +84,18 @@ async def served(app: FastAPI) -> AsyncIterator[str]:
     finally:
         server.should_exit = True
         await asyncio.wait_for(task, 30)
+
+
+_sequences = itertools.count(1)
+
+
+def read_body(read: str, table_id: str | None = "T1", **more: object) -> dict[str, object]:
+    """A read's request body (or stream message) with a sequence number above every one
+    sent before it (per device it only has to grow)."""
+    body: dict[str, object] = {"read": read, "sequence": next(_sequences), **more}
+    if table_id is not None:
+        body["table_id"] = table_id
+    return body
 
 
 async def register(

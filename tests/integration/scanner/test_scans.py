@@ -27,6 +27,7 @@ from .conftest import (
     finish,
     gateway,
     play_table,
+    read_body,
     register,
     wait_ready,
 )
@@ -58,7 +59,7 @@ async def test_a_dealt_card_is_registered_and_its_bounce_absorbed(
         device = await register(client)
         table = asyncio.create_task(play_table(scanner_settings, dealt("A1")))
 
-        first = await client.post("/scans", json={"read": "A♠", "table_id": "T1"}, headers=device)
+        first = await client.post("/scans", json=read_body("A♠", "T1"), headers=device)
         (scan,) = await finish(table)
 
         assert first.status_code == 200, first.text
@@ -78,7 +79,7 @@ async def test_a_dealt_card_is_registered_and_its_bounce_absorbed(
             "T1",
         )
 
-        bounce = await client.post("/scans", json={"read": "as", "table_id": "T1"}, headers=device)
+        bounce = await client.post("/scans", json=read_body("as", "T1"), headers=device)
         assert bounce.status_code == 200, bounce.text
         assert bounce.json() | {"duplicate": None} == first.json() | {"duplicate": None}
         assert bounce.json()["duplicate"] is True
@@ -126,7 +127,7 @@ async def test_a_refused_card_carries_the_tables_reason_and_may_be_tried_again(
     answered: list[UUID] = []
     async with gateway(scanner_settings) as client:
         device = await register(client)
-        body = {"read": "10H", "table_id": "T1"}
+        body = read_body("10H", "T1")
         table = asyncio.create_task(play_table(scanner_settings, refuse_then_deal, scans=1))
         refused = await client.post("/scans", json=body, headers=device)
         await finish(table)
@@ -141,7 +142,7 @@ async def test_a_refused_card_carries_the_tables_reason_and_may_be_tried_again(
         # the same card again, within the bounce window: the dealer trying again after a
         # refusal is passed on, not absorbed
         table = asyncio.create_task(play_table(scanner_settings, refuse_then_deal, scans=2))
-        again = await client.post("/scans", json=body, headers=device)
+        again = await client.post("/scans", json=read_body("10H", "T1"), headers=device)
         scans = await finish(table)
         assert again.status_code == 200, again.text
         assert again.json()["status"] == "registered"
@@ -153,7 +154,7 @@ async def test_reads_that_are_not_the_devices_to_send_are_refused_and_recorded(
 ) -> None:
     async with gateway(scanner_settings) as client:
         device = await register(client)
-        good = {"read": "AS", "table_id": "T1"}
+        good = read_body("AS", "T1")
 
         unknown = await client.post(
             "/scans", json=good, headers={"X-Device-Id": "ghost", "Authorization": "Bearer x"}
@@ -162,7 +163,7 @@ async def test_reads_that_are_not_the_devices_to_send_are_refused_and_recorded(
             "/scans", json=good, headers=device | {"Authorization": "Bearer not-it"}
         )
         missing = await client.post("/scans", json=good, headers={"X-Device-Id": "scanner-1"})
-        wrong = await client.post("/scans", json={"read": "AS", "table_id": "T2"}, headers=device)
+        wrong = await client.post("/scans", json=read_body("AS", "T2"), headers=device)
         for response, status, code in [
             (unknown, 401, "unknown_device"),
             (bad, 401, "bad_credential"),
@@ -174,9 +175,7 @@ async def test_reads_that_are_not_the_devices_to_send_are_refused_and_recorded(
             assert response.json()["code"] == code
             UUID(response.json()["scan_id"])
 
-        unreadable = await client.post(
-            "/scans", json={"read": "ZZ", "table_id": "T1"}, headers=device
-        )
+        unreadable = await client.post("/scans", json=read_body("ZZ", "T1"), headers=device)
         assert unreadable.status_code == 200, unreadable.text
         assert unreadable.json()["status"] == "rescan"
         assert "unknown suit 'Z'" in unreadable.json()["reason"]
@@ -184,9 +183,7 @@ async def test_reads_that_are_not_the_devices_to_send_are_refused_and_recorded(
             "status"
         ] == "rescan"
 
-        too_long = await client.post(
-            "/scans", json={"read": "A" * 500, "table_id": "T1"}, headers=device
-        )
+        too_long = await client.post("/scans", json=read_body("A" * 500, "T1"), headers=device)
         assert too_long.status_code == 200 and too_long.json()["status"] == "rescan"
 
     unknown_reads = await events_of(store, "unknown-device-ghost")
@@ -224,9 +221,9 @@ async def test_garbage_is_a_problem_never_a_server_error(
             (b"not json", 422, "invalid_request"),
             (b"\xff\xfe\x00", 422, "invalid_request"),
             (b"[" * 3000, 422, "invalid_request"),
-            (b'{"read": null, "table_id": "T1"}', 422, "invalid_request"),
-            (b'{"read": "A\\u0000S", "table_id": "T1"}', 200, None),  # a rescan
-            (b'{"read": "\\ud800", "table_id": "T1"}', 200, None),
+            (b'{"read": null, "table_id": "T1", "sequence": 1}', 422, "invalid_request"),
+            (b'{"read": "A\\u0000S", "table_id": "T1", "sequence": 2}', 200, None),  # a rescan
+            (b'{"read": "\\ud800", "table_id": "T1", "sequence": 3}', 200, None),
             (b"x" * 100_000, 413, "payload_too_large"),
         ]
         for body, status, code in cases:
@@ -298,9 +295,9 @@ async def test_without_a_verdict_in_time_the_read_is_pending_until_the_table_spe
     settings = scanner_settings.model_copy(update={"verdict_timeout_seconds": 0.3})
     async with gateway(settings) as client:
         device = await register(client)
-        other = await register(client, "scanner-2")
+        other = await register(client, "scanner-2", "T2")  # one active device per table
 
-        pending = await client.post("/scans", json={"read": "KC", "table_id": "T1"}, headers=device)
+        pending = await client.post("/scans", json=read_body("KC", "T1"), headers=device)
         assert pending.status_code == 202, pending.text
         scan_id = pending.json()["scan_id"]
         assert pending.json()["status"] == "pending"
@@ -335,11 +332,9 @@ async def test_a_bounce_is_absorbed_across_gateway_instances(
         await wait_ready(second)
         device = await register(first)
         table = asyncio.create_task(play_table(scanner_settings, dealt("A2")))
-        body = {"read": "7D", "table_id": "T1"}
-        answers = await asyncio.gather(
-            first.post("/scans", json=body, headers=device),
-            second.post("/scans", json=body, headers=device),
-        )
+        # one device's reads come one after another (each with a higher sequence number)
+        answers = [await first.post("/scans", json=read_body("7D", "T1"), headers=device)]
+        answers.append(await second.post("/scans", json=read_body("7D", "T1"), headers=device))
         (scan,) = await finish(table)
 
     assert [a.status_code for a in answers] == [200, 200], [a.text for a in answers]

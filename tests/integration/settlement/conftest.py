@@ -40,7 +40,14 @@ from teenpatti.events.catalog import (
 from teenpatti.eventsourcing import TopicConfigurationError, ensure_topics
 from teenpatti.kernel import Received
 from teenpatti.settings import InfrastructureSettings
-from tests.integration.services import collect, count_of, of_type, publish
+from tests.integration.services import (
+    collect,
+    count_of,
+    of_type,
+    outbox_published,
+    publish,
+    read_to_end,
+)
 
 OPERATOR_1 = {"X-Api-Key": "dev-operator-1-key"}
 OPERATOR_2 = {"X-Api-Key": "dev-operator-2-key"}
@@ -69,7 +76,7 @@ async def _topics_created(settings: InfrastructureSettings) -> None:
         while True:
             try:
                 await ensure_topics(
-                    settings.kafka_servers, names, partitions=settings.kafka_partitions
+                    settings.kafka_options(), names, partitions=settings.kafka_partitions
                 )
                 return
             except TopicConfigurationError:
@@ -235,7 +242,7 @@ async def feed_wallet(
 
 async def republish(settings: InfrastructureSettings, topic: str, envelope: EventEnvelope) -> None:
     """The very same envelope again, as a relay does after a crash."""
-    kafka = AIOKafkaProducer(bootstrap_servers=settings.kafka_servers, acks="all")
+    kafka = AIOKafkaProducer(**settings.kafka_options(), acks="all")
     await kafka.start()
     try:
         await kafka.send_and_wait(
@@ -246,11 +253,18 @@ async def republish(settings: InfrastructureSettings, topic: str, envelope: Even
 
 
 async def settlements(
-    settings: InfrastructureSettings, rounds: int
+    settings: SettlementSettings, rounds: int
 ) -> tuple[list[SettledLine], list[RoundSettled]]:
     """Every bet settled (each line of every `BetsSettled` emitted) and every RoundSettled,
-    once `rounds` RoundSettled have been seen."""
-    seen = await collect(settings, SETTLEMENT_EVENTS, count_of("RoundSettled", rounds), timeout=60)
+    once `rounds` RoundSettled have been seen and the service is quiet (its outbox all
+    published): the topic read to its end, so that a count proves each was emitted once."""
+    await collect(settings, SETTLEMENT_EVENTS, count_of("RoundSettled", rounds), timeout=60)
+    connection = await connect(settings)
+    try:
+        await eventually(lambda: outbox_published(connection), what="a quiet outbox")
+    finally:
+        await connection.close()
+    seen = await read_to_end(settings, SETTLEMENT_EVENTS)
     parts = [e for e in of_type(seen, "BetsSettled") if isinstance(e, BetsSettled)]
     bets = [bet for part in parts for bet in part.each()]
     summaries = [e for e in of_type(seen, "RoundSettled") if isinstance(e, RoundSettled)]

@@ -22,7 +22,7 @@ async def table_settings(settings: InfrastructureSettings, database_name: str) -
         while True:
             try:
                 await ensure_topics(
-                    settings.kafka_servers, topics, partitions=settings.kafka_partitions
+                    settings.kafka_options(), topics, partitions=settings.kafka_partitions
                 )
                 break
             except TopicConfigurationError:

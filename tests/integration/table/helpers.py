@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import socket
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -14,25 +15,35 @@ import asyncpg
 import httpx
 import uvicorn
 from fastapi import FastAPI
+from pydantic import SecretStr
 
+from table_service.adapters.scanners import apply_device_events
 from table_service.app import SERVICE
 from table_service.config import TableSettings
 from table_service.domain.decisions import OpenTable
 from table_service.domain.state import TableState, evolve, stream_id_for
 from table_service.handlers import TableService
-from teenpatti.events.catalog import SCANNER_EVENTS, CardScanned, registry
+from teenpatti.events.catalog import SCANNER_EVENTS, CardScanned, DeviceRegistered, registry
 from teenpatti.eventsourcing import MIGRATIONS as STORE_MIGRATIONS
 from teenpatti.eventsourcing import AsyncpgEventStore
 from teenpatti.migrations import migrate_service
-from teenpatti.settings import InfrastructureSettings
+from teenpatti.settings import DEVELOPMENT_API_KEYS, InfrastructureSettings
 from teenpatti_tools.databases import migrated
 from tests.integration.services import publish
 
 SUPERVISOR = {"X-Api-Key": "dev-supervisor-key"}
+# a second person, for what takes two supervisors (`with_second_supervisor`)
+SUPERVISOR_2 = {"X-Api-Key": "dev-supervisor-2-key"}
 DEALER = {"X-Api-Key": "dev-dealer-key"}
 BET_TYPES = ("player_a", "player_b", "tie", "pair_plus_a", "pair_plus_b", "six_card_bonus")
 
 Events = list[dict[str, Any]]
+
+
+def with_second_supervisor(settings: TableSettings) -> TableSettings:
+    """The settings with a second supervisor's key (`SUPERVISOR_2`, holder `supervisor-2`)."""
+    keys = f"{DEVELOPMENT_API_KEYS},supervisor-2:supervisor:dev-supervisor-2-key"
+    return settings.model_copy(update={"api_keys": SecretStr(keys)})
 
 
 def new_table_id() -> str:
@@ -111,16 +122,45 @@ def of_type(events: Events, event_type: str, **payload: Any) -> Events:
     ]
 
 
-async def scan(settings: InfrastructureSettings, table_id: str, card: str) -> UUID:
-    """Publish a CardScanned to scanner.events as the gateway's relay would."""
+# every scan's sequence number, and every registration's version: above all before them
+_numbers = itertools.count(1)
+_registered: set[tuple[str, str]] = set()  # (topic prefix, table) told of its scanner
+
+
+def device_of(table_id: str) -> str:
+    return f"scanner-{table_id}"
+
+
+async def scan(
+    settings: InfrastructureSettings, table_id: str, card: str, *, round_id: str | None = None
+) -> UUID:
+    """Publish a CardScanned to scanner.events as the gateway's relay would: from the
+    table's registered device (a `DeviceRegistered` published first, once per table), with a
+    fresh sequence number, stamped with the round in play (read from the table service's
+    `tables` projection unless given)."""
+    if (settings.topic_prefix, table_id) not in _registered:
+        device_id = device_of(table_id)
+        await publish(
+            settings,
+            SCANNER_EVENTS,
+            DeviceRegistered(device_id=device_id, table_id=table_id, actor="tests"),
+            table_id=table_id,
+            stream_id=f"device-{device_id}",
+            stream_version=next(_numbers),
+        )
+        _registered.add((settings.topic_prefix, table_id))
+    if round_id is None:
+        round_id = await round_in_play(settings, table_id)
     scan_id = uuid4()
     await publish(
         settings,
         SCANNER_EVENTS,
         CardScanned(
             scan_id=scan_id,
-            device_id="D1",
+            device_id=device_of(table_id),
             table_id=table_id,
+            round_id=round_id,
+            sequence=next(_numbers),
             card=card,
             raw=card,
             scanned_at=datetime.now(UTC),
@@ -129,6 +169,21 @@ async def scan(settings: InfrastructureSettings, table_id: str, card: str) -> UU
         stream_id=f"scanner-test-{scan_id}",
     )
     return scan_id
+
+
+async def round_in_play(settings: InfrastructureSettings, table_id: str) -> str | None:
+    """The table's current round as its `tables` projection has it (None: none yet)."""
+    database = getattr(settings, "table_database", None)
+    if database is None:
+        return None
+    connection = await asyncpg.connect(settings.postgres_dsn(database))
+    try:
+        round_id: str | None = await connection.fetchval(
+            "SELECT round_id FROM tables WHERE table_id = $1", table_id
+        )
+    finally:
+        await connection.close()
+    return round_id
 
 
 @asynccontextmanager
@@ -169,12 +224,23 @@ class FakeClock:
         self.now += timedelta(seconds=seconds)
 
 
-def card_scanned(clock: FakeClock, table_id: str, card: str) -> CardScanned:
-    """A read of `card` at the table, now by `clock`, as the gateway passes it on."""
+async def card_scanned(
+    service: TableService, clock: FakeClock, table_id: str, card: str
+) -> CardScanned:
+    """A read of `card` at the table, now by `clock`, as the gateway passes it on: from the
+    table's device (registered with the service first), with a fresh sequence number, in
+    the round in play."""
+    device_id = device_of(table_id)
+    async with service.store.pool.acquire() as connection:
+        registration = DeviceRegistered(device_id=device_id, table_id=table_id, actor="tests")
+        await apply_device_events(connection, [(registration, next(_numbers))])
+    state = await service.load(table_id)
     return CardScanned(
         scan_id=uuid4(),
-        device_id="D1",
+        device_id=device_id,
         table_id=table_id,
+        round_id=state.round.round_id if state.round is not None else None,
+        sequence=next(_numbers),
         card=card,
         raw=card,
         scanned_at=clock.now,

@@ -72,12 +72,12 @@ async def test_a_poll_for_many_tables_is_dealt_in_one_transaction_and_loaded_bac
     # that was never opened
     clock.advance(0.3)
     poll = [
-        card_scanned(clock, "B1", CARDS[0]),
-        card_scanned(clock, "B3", CARDS[0]),
-        card_scanned(clock, "B2", CARDS[0]),
-        card_scanned(clock, "NEVER1", "AS"),
-        card_scanned(clock, "B1", CARDS[1]),
-        card_scanned(clock, "B3", CARDS[1]),
+        await card_scanned(service, clock, "B1", CARDS[0]),
+        await card_scanned(service, clock, "B3", CARDS[0]),
+        await card_scanned(service, clock, "B2", CARDS[0]),
+        await card_scanned(service, clock, "NEVER1", "AS"),
+        await card_scanned(service, clock, "B1", CARDS[1]),
+        await card_scanned(service, clock, "B3", CARDS[1]),
     ]
     await deal_poll(service, poll)
     dealt = await pool.fetch(
@@ -113,8 +113,12 @@ async def test_a_poll_for_many_tables_is_dealt_in_one_transaction_and_loaded_bac
     clock.advance(0.3)
     await deal_poll(
         service,
-        [card_scanned(clock, "B2", card) for card in CARDS[1:]]
-        + [card_scanned(clock, table_id, card) for table_id in ("B1", "B3") for card in CARDS[2:]],
+        [await card_scanned(service, clock, "B2", card) for card in CARDS[1:]]
+        + [
+            await card_scanned(service, clock, table_id, card)
+            for table_id in ("B1", "B3")
+            for card in CARDS[2:]
+        ],
     )
     final = await other.load_many(TABLES)
     for table_id in TABLES:

@@ -43,7 +43,11 @@ async def test_a_client_gets_the_missed_events_then_live_ones_and_resumes_after_
         channel = redis.pubsub()
         await channel.subscribe(f"{table_settings.topic_prefix}feed:{table_id}")
 
-        async with connect(f"{url}?after=1&key=dev-dealer-key") as ws:
+        # a browser's way in: a single-use ticket bought with the key in a header
+        ticket = await client.post(f"/tables/{table_id}/feed/tickets", headers=DEALER)
+        assert ticket.status_code == 201, ticket.text
+        assert ticket.json()["expires_in_seconds"] == 10
+        async with connect(f"{url}?after=1&ticket={ticket.json()['ticket']}") as ws:
             caught_up = await receive(ws, 2)
             assert [m["position"] for m in caught_up] == [2, 3]
             assert [m["event_type"] for m in caught_up] == ["RoundOpened", "BettingClosed"]
@@ -99,12 +103,30 @@ async def test_the_feed_needs_a_valid_key_and_a_known_table(table_settings: Tabl
         httpx.AsyncClient(base_url=f"http://{address}", timeout=10) as client,
     ):
         await open_table(client, table_id, betting_seconds=60)
-        for path, code in (
-            (f"/tables/{table_id}/feed?key=wrong", 4401),
-            (f"/tables/{table_id}/feed", 4401),
-            ("/tables/NOPE/feed?key=dev-dealer-key", 4404),
+        other = new_table_id()
+        await open_table(client, other, betting_seconds=60)
+
+        async def ticket(for_table: str) -> str:
+            issued = await client.post(f"/tables/{for_table}/feed/tickets", headers=DEALER)
+            assert issued.status_code == 201, issued.text
+            value: str = issued.json()["ticket"]
+            return value
+
+        used = await ticket(table_id)
+        async with connect(f"ws://{address}/tables/{table_id}/feed?ticket={used}") as ws:
+            assert json.loads(await ws.recv())["position"] == 1  # it opened the feed
+        refused = await client.post(f"/tables/{table_id}/feed/tickets")
+        assert refused.status_code == 401  # a ticket needs a key, in a header
+        for path, headers, code in (
+            (f"/tables/{table_id}/feed?key=dev-dealer-key", {}, 4401),  # no key in a URL
+            (f"/tables/{table_id}/feed", {"X-Api-Key": "wrong"}, 4401),
+            (f"/tables/{table_id}/feed", {}, 4401),
+            (f"/tables/{table_id}/feed?ticket={used}", {}, 4401),  # single use
+            (f"/tables/{table_id}/feed?ticket={await ticket(other)}", {}, 4401),  # another's
+            (f"/tables/{table_id}/feed?ticket=made-up", {}, 4401),
+            ("/tables/NOPE/feed", DEALER, 4404),
         ):
-            async with connect(f"ws://{address}{path}") as ws:
+            async with connect(f"ws://{address}{path}", additional_headers=headers) as ws:
                 with pytest.raises(ConnectionClosed) as closed:
                     async with asyncio.timeout(10):
                         await ws.recv()

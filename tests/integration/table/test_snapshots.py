@@ -46,7 +46,7 @@ async def play_rounds(
         assert closed
         for card in cards:
             clock.advance(0.37)
-            scan = card_scanned(clock, table_id, card)
+            scan = await card_scanned(service, clock, table_id, card)
             async with service.store.pool.acquire() as connection, connection.transaction():
                 await service.handle_scans(connection, [scan])
     # the pause after the last round's result, then an unfinished round in betting

@@ -21,6 +21,7 @@ from tests.integration.services import collect, running
 from .helpers import (
     DEALER,
     SUPERVISOR,
+    SUPERVISOR_2,
     count,
     events_of,
     new_table_id,
@@ -30,6 +31,7 @@ from .helpers import (
     table_body,
     types,
     wait_for,
+    with_second_supervisor,
 )
 
 CARDS = ["QS", "7H", "QH", "7D", "2C", "9S"]
@@ -106,12 +108,23 @@ async def test_scans_out_of_turn_are_refused_and_supervisors_pause_resume_and_ca
         await open_table(client, table_id, betting_seconds=60)
         await wait_for(client, table_id, count("RoundOpened"))
 
-        # a card while betting is open
+        # a card while betting is open: refused without its value, the round paused as
+        # exposed until the deck is replaced (decision 0058)
         await scan(table_settings, table_id, "AS")
-        events = await wait_for(client, table_id, count("CardRefused"))
+        events = await wait_for(client, table_id, count("RoundPaused"))
         [refused] = of_type(events, "CardRefused")
         assert refused["payload"]["reason"] == "betting_open"
+        assert refused["payload"]["card"] is None
         assert refused["payload"]["round_id"] == f"{table_id}-000001"
+        blocked = await client.post(f"/tables/{table_id}/resume", json={}, headers=SUPERVISOR)
+        assert (blocked.status_code, blocked.json()["code"]) == (409, "card_exposed")
+        replaced = await client.post(
+            f"/tables/{table_id}/replace-deck", json={"reason": "new deck"}, headers=SUPERVISOR
+        )
+        assert replaced.status_code == 200, replaced.text
+        assert replaced.json()["round"]["exposed"] is False
+        resumed = await client.post(f"/tables/{table_id}/resume", json={}, headers=SUPERVISOR)
+        assert resumed.status_code == 200, resumed.text
 
         # pause stops the betting clock; resume gives a new deadline with the time left
         paused = await client.post(
@@ -128,15 +141,11 @@ async def test_scans_out_of_turn_are_refused_and_supervisors_pause_resume_and_ca
         assert again.status_code == 409
         assert again.json()["code"] == "round_already_paused"
 
-        await scan(table_settings, table_id, "AS")
-        events = await wait_for(client, table_id, count("CardRefused", 2))
-        assert of_type(events, "CardRefused")[1]["payload"]["reason"] == "round_paused"
-
         resumed = await client.post(f"/tables/{table_id}/resume", json={}, headers=SUPERVISOR)
         assert resumed.status_code == 200, resumed.text
         events = await events_of(client, table_id)
-        [pause] = of_type(events, "RoundPaused")
-        [resume] = of_type(events, "RoundResumed")
+        pause = of_type(events, "RoundPaused")[-1]
+        resume = of_type(events, "RoundResumed")[-1]
         assert pause["payload"]["actor"] == resume["payload"]["actor"] == "supervisor-1"
         new_deadline = datetime.fromisoformat(resume["payload"]["betting_closes_at"])
         resumed_at = datetime.fromisoformat(resume["occurred_at"])
@@ -173,9 +182,10 @@ async def test_scans_out_of_turn_are_refused_and_supervisors_pause_resume_and_ca
         assert (anonymous.status_code, anonymous.json()["code"]) == (401, "missing_api_key")
 
 
-async def test_a_duplicate_card_pauses_the_round_and_a_supervisor_voids_it(
+async def test_a_duplicate_card_pauses_the_round_and_two_supervisors_void_it(
     table_settings: TableSettings,
 ) -> None:
+    table_settings = with_second_supervisor(table_settings)
     table_id = new_table_id()
     async with running(create_app(table_settings)) as client:
         await open_table(client, table_id)
@@ -196,14 +206,20 @@ async def test_a_duplicate_card_pauses_the_round_and_a_supervisor_voids_it(
         events = await wait_for(client, table_id, count("CardDealt", 3))
         assert of_type(events, "CardDealt")[-1]["payload"]["position"] == "A2"
 
-        void = await client.post(
+        # a started round: a void takes two supervisors (decision 0057)
+        request = await client.post(
             f"/tables/{table_id}/cancel", json={"reason": "misdeal"}, headers=SUPERVISOR
+        )
+        assert request.status_code == 202, request.text
+        assert request.json()["round"]["void_requested_by"] == "supervisor-1"
+        void = await client.post(
+            f"/tables/{table_id}/cancel", json={"reason": "agreed"}, headers=SUPERVISOR_2
         )
         assert void.status_code == 200, void.text
         events = await wait_for(client, table_id, count("RoundOpened", 2))
         [cancel] = of_type(events, "RoundCancelled")
         assert cancel["payload"]["cards_dealt"] == 3
-        assert cancel["payload"]["actor"] == "supervisor-1"
+        assert cancel["payload"]["actor"] == "supervisor-2"
         assert not of_type(events, "RoundClosed")
 
 
@@ -431,7 +447,8 @@ async def test_scans_that_arrive_together_are_dealt_together_in_order(
             assert [d["payload"]["position"] for d in dealt[table_id]] == POSITIONS
         events = await wait_for(client, tables[0], count("CardRefused"))
         [seventh] = of_type(events, "CardRefused")
-        assert seventh["payload"]["card"] == "KD"
+        # it may be the next round's first card: its value is sealed in the store (0058)
+        assert seventh["payload"]["card"] is None
         assert seventh["payload"]["reason"] == "no_round_dealing"
 
     connection = await asyncpg.connect(table_settings.postgres_dsn(table_settings.table_database))
@@ -448,9 +465,15 @@ async def test_scans_that_arrive_together_are_dealt_together_in_order(
             " FROM events WHERE stream_id = $1 ORDER BY stream_version",
             f"unknown-table-{never}",
         )
+        sealed = await connection.fetch(
+            "SELECT card FROM sealed_cards WHERE table_id = $1 ORDER BY recorded_at, card",
+            never,
+        )
     finally:
         await connection.close()
+    # the values stay in the store, never in the published refusal (decision 0058)
     assert [(r["stream_version"], r["card"], r["reason"]) for r in refused] == [
-        (1, "AS", "unknown_table"),
-        (2, "KS", "unknown_table"),
+        (1, None, "unknown_table"),
+        (2, None, "unknown_table"),
     ]
+    assert sorted(r["card"] for r in sealed) == ["AS", "KS"]

@@ -16,10 +16,16 @@ import httpx
 
 from teenpatti import engine
 from teenpatti.engine import PUBLISHED_PAY_TABLE, pay_table_to_mapping
-from teenpatti.events import Event
-from teenpatti.events.catalog import TABLE_EVENTS, BettingClosed, RoundClosed, RoundOpened
+from teenpatti.events import Event, EventEnvelope
+from teenpatti.events.catalog import (
+    TABLE_EVENTS,
+    WALLET_EVENTS,
+    BettingClosed,
+    RoundClosed,
+    RoundOpened,
+)
 from teenpatti.migrations import migrate_service
-from tests.integration.services import publish
+from tests.integration.services import collect, outbox_published, publish, read_to_end
 from wallet_service.app import create_app
 from wallet_service.config import WalletSettings
 
@@ -218,3 +224,18 @@ async def database(settings: WalletSettings) -> AsyncIterator[asyncpg.Connection
         yield connection
     finally:
         await connection.close()
+
+
+async def published(
+    settings: WalletSettings,
+    until: Callable[[list[EventEnvelope]], bool],
+    *,
+    timeout: float = 30,
+) -> list[EventEnvelope]:
+    """Every event on `wallet.events` once `until(seen)` holds and the wallet is quiet (its
+    outbox all published): the topic read to its end, so that a count proves each event was
+    published once, not that the N-th came."""
+    await collect(settings, WALLET_EVENTS, until, timeout=timeout)
+    async with database(settings) as connection:
+        await eventually(lambda: outbox_published(connection), what="a quiet wallet outbox")
+    return await read_to_end(settings, WALLET_EVENTS)

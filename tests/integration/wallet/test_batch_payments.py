@@ -14,6 +14,7 @@ from teenpatti.events.catalog import SETTLEMENT_EVENTS
 from wallet_service.config import WalletSettings
 
 from .helpers import (
+    LIMITS,
     OPERATOR_1,
     balances,
     close_betting,
@@ -36,10 +37,12 @@ DEPOSIT = 100_000
 
 async def place_bets(settings: WalletSettings) -> list[dict[str, Any]]:
     """20 one-bet slips for each player, on Player A and Player B in turn (Player A wins),
-    betting then closed and the round closed; the wallet is stopped after."""
+    betting then closed and the round closed; the wallet is stopped after. A bet type's
+    maximum is above a player's 20 slips together (the exposure limit)."""
     bets: list[dict[str, Any]] = []
+    limits = {"INR": {t: {"min": 100, "max": 100_000} for t in LIMITS["INR"]}}
     async with wallet(settings) as client:
-        await open_round(settings, client, ROUND)
+        await open_round(settings, client, ROUND, limits=limits)
         for player in PLAYERS:
             await deposit(client, player, DEPOSIT)
         for n in range(20):
@@ -69,7 +72,7 @@ def settle(bet: dict[str, Any]) -> tuple[str, int]:
 
 
 async def publish_all(settings: WalletSettings, envelopes: list[EventEnvelope]) -> None:
-    kafka = AIOKafkaProducer(bootstrap_servers=settings.kafka_servers, acks="all")
+    kafka = AIOKafkaProducer(**settings.kafka_options(), acks="all")
     await kafka.start()
     try:
         for envelope in envelopes:

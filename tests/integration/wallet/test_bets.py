@@ -8,14 +8,13 @@ from uuid import UUID
 
 from teenpatti.events.catalog import (
     TABLE_EVENTS,
-    WALLET_EVENTS,
     BetBookClosed,
     RoundCancelled,
     RoundPaused,
     RoundResumed,
     book_digest,
 )
-from tests.integration.services import collect, count_of, of_type, placed_bets
+from tests.integration.services import count_of, of_type, placed_bets
 from wallet_service.config import WalletSettings
 
 from .helpers import (
@@ -28,6 +27,7 @@ from .helpers import (
     eventually,
     open_round,
     place,
+    published,
     send,
     wait_for_round,
     wallet,
@@ -85,7 +85,7 @@ async def test_a_slip_is_taken_whole_and_replayed_by_its_key(
         assert book["total_stake"] == {"INR": 100}
 
         # one BetsPlaced per slip taken (the retry and the refusal wrote none)
-        events = await collect(wallet_settings, WALLET_EVENTS, count_of("BetsPlaced", 2))
+        events = await published(wallet_settings, count_of("BetsPlaced", 2))
         assert len(of_type(events, "BetsPlaced")) == 2
         placed = placed_bets(events)
         assert sorted((e.operator_id, e.bet_type, e.stake) for e in placed) == [
@@ -189,7 +189,7 @@ async def test_the_seal_closes_betting_and_books_every_bet(
         # round of the table comes after it on the same partition
         await close_betting(wallet_settings, "T1-000001")
         await open_round(wallet_settings, client, "T1-000002")
-        events = await collect(wallet_settings, WALLET_EVENTS, count_of("BetBookClosed", 1))
+        events = await published(wallet_settings, count_of("BetBookClosed", 1))
         (book,) = of_type(events, "BetBookClosed")
         assert isinstance(book, BetBookClosed)
         assert book.bet_count == 3
@@ -221,7 +221,7 @@ async def test_a_cancelled_round_is_sealed_before_it_is_void(
         await wait_for_round(client, "T2-000001", "cancelled")
         late = await place(client, "p1", "T2-000001", [("player_a", 1_000)])
         assert late.json()["code"] == "betting_closed"
-        events = await collect(wallet_settings, WALLET_EVENTS, count_of("BetBookClosed", 1))
+        events = await published(wallet_settings, count_of("BetBookClosed", 1))
         (book,) = of_type(events, "BetBookClosed")
         assert isinstance(book, BetBookClosed)
         assert (book.round_id, book.bet_count) == ("T2-000001", 1)
@@ -320,7 +320,7 @@ async def test_closing_a_round_never_seen_open_seals_an_empty_book(
     async with wallet(wallet_settings) as client:
         await close_betting(wallet_settings, "T3-000007", table_id="T3")
         await wait_for_round(client, "T3-000007", "sealed")
-        events = await collect(wallet_settings, WALLET_EVENTS, count_of("BetBookClosed", 1))
+        events = await published(wallet_settings, count_of("BetBookClosed", 1))
         (book,) = of_type(events, "BetBookClosed")
         assert isinstance(book, BetBookClosed)
         assert (book.round_id, book.bet_count, book.total_stake) == ("T3-000007", 0, {})

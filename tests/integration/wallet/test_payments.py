@@ -10,14 +10,13 @@ from teenpatti.events import EventEnvelope
 from teenpatti.events.catalog import (
     SETTLEMENT_EVENTS,
     TABLE_EVENTS,
-    WALLET_EVENTS,
     BetSettled,
     BetsPaid,
     BetsSettled,
     RoundClosed,
     registry,
 )
-from tests.integration.services import collect, count_of, of_type, paid_bets
+from tests.integration.services import count_of, of_type, paid_bets
 from wallet_service.config import WalletSettings
 
 from .helpers import (
@@ -31,6 +30,7 @@ from .helpers import (
     eventually,
     open_round,
     place,
+    published,
     send,
     wait_for_round,
     wallet,
@@ -120,7 +120,7 @@ async def test_a_full_round_pays_once_and_conserves_money(
         assert await balances(client, "p1") == {"INR": 5_000 - 1_200 + 1_950}
         assert await balances(client, "p1", OPERATOR_2) == {"INR": 3_000 - 500}
 
-        events = await collect(wallet_settings, WALLET_EVENTS, count_of("BetsPaid", 3))
+        events = await published(wallet_settings, count_of("BetsPaid", 3))
         paid = paid_bets(events)
         assert sorted((str(e.bet_id), e.outcome, e.amount) for e in paid) == sorted(
             [
@@ -233,7 +233,7 @@ async def test_a_part_of_a_round_is_paid_whole_or_parked_whole(
         (part,) = BetsSettled.parts("T1-000001", "T1", good)
         for _ in range(2):  # the same part twice, as two events: paid once
             await send(wallet_settings, SETTLEMENT_EVENTS, part, table_id="T1")
-        events = await collect(wallet_settings, WALLET_EVENTS, count_of("BetsPaid", 2))
+        events = await published(wallet_settings, count_of("BetsPaid", 2))
         paid = paid_bets(events)
         assert sorted((str(e.bet_id), e.outcome, e.amount) for e in paid) == sorted(
             [(a["bet_id"], "won", 1_950), (tie["bet_id"], "lost", 0), (b["bet_id"], "lost", 0)]
@@ -262,7 +262,7 @@ async def test_a_part_of_a_round_is_paid_whole_or_parked_whole(
                 return bool(
                     await connection.fetchval(
                         "SELECT count(*) = 2 FROM processed_events"  # parked: not processed
-                        " WHERE consumer LIKE '%wallet-settlement'"
+                        " WHERE consumer LIKE 'wallet-settlement%'"
                     )
                 )
 

@@ -7,10 +7,27 @@ import contextlib
 from uuid import UUID
 
 from teenpatti.events.catalog import WALLET_EVENTS, BetBookClosed, book_digest
-from tests.integration.services import collect, count_of, of_type
+from tests.integration.services import (
+    collect,
+    count_of,
+    of_type,
+    outbox_published,
+    placed_bets,
+    read_to_end,
+)
 from wallet_service.config import WalletSettings
 
-from .helpers import balances, close_betting, database, deposit, open_round, place, wallet
+from .helpers import (
+    LIMITS,
+    balances,
+    close_betting,
+    database,
+    deposit,
+    eventually,
+    open_round,
+    place,
+    wallet,
+)
 
 PLAYERS = 12  # betting through two wallet instances on the same database
 ACCEPTED_BEFORE_CLOSING = 15
@@ -19,7 +36,10 @@ ACCEPTED_BEFORE_CLOSING = 15
 async def test_no_bet_commits_after_the_seal(wallet_settings: WalletSettings) -> None:
     async with contextlib.AsyncExitStack() as stack:
         client = await stack.enter_async_context(wallet(wallet_settings))
-        await open_round(wallet_settings, client, "T1-000001")
+        # a bet type's maximum well above what a bettor stakes before the seal (the
+        # exposure limit bounds a player's slips together)
+        limits = {"INR": {t: {"min": 100, "max": 1_000_000} for t in LIMITS["INR"]}}
+        await open_round(wallet_settings, client, "T1-000001", limits=limits)
         for n in range(PLAYERS):
             await deposit(client, f"p{n}", 1_000_000)
         # a second instance on the same database and consumer groups
@@ -51,7 +71,12 @@ async def test_no_bet_commits_after_the_seal(wallet_settings: WalletSettings) ->
             await asyncio.gather(closer(), *(bettor(f"p{n}") for n in range(PLAYERS)))
 
         assert refused == ["betting_closed"] * PLAYERS
-        events = await collect(wallet_settings, WALLET_EVENTS, count_of("BetBookClosed", 1))
+        await collect(wallet_settings, WALLET_EVENTS, count_of("BetBookClosed", 1))
+        async with database(wallet_settings) as connection:
+            await eventually(lambda: outbox_published(connection), what="a quiet outbox")
+        # read to its end once quiet: one book, and every accepted slip on the topic once
+        events = await read_to_end(wallet_settings, WALLET_EVENTS)
+        assert sorted(line.bet_id for line in placed_bets(events)) == sorted(accepted)
         (book,) = of_type(events, "BetBookClosed")
         assert isinstance(book, BetBookClosed)
         assert book.bet_count == len(accepted) >= ACCEPTED_BEFORE_CLOSING

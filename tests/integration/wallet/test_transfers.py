@@ -6,11 +6,11 @@ import asyncio
 
 import httpx
 
-from teenpatti.events.catalog import WALLET_EVENTS, FundsDeposited, FundsWithdrawn
-from tests.integration.services import collect, of_type
+from teenpatti.events.catalog import FundsDeposited, FundsWithdrawn
+from tests.integration.services import of_type
 from wallet_service.config import WalletSettings
 
-from .helpers import OPERATOR_1, OPERATOR_2, balances, database, wallet
+from .helpers import OPERATOR_1, OPERATOR_2, balances, database, published, wallet
 
 
 async def test_deposits_and_withdrawals(wallet_settings: WalletSettings) -> None:
@@ -81,9 +81,7 @@ async def test_deposits_and_withdrawals(wallet_settings: WalletSettings) -> None
         )
         assert refused.json()["code"] == "insufficient_funds"
 
-        events = await collect(
-            wallet_settings, WALLET_EVENTS, lambda seen: len(seen) >= 5, timeout=30
-        )
+        events = await published(wallet_settings, lambda seen: len(seen) >= 5)
         deposited = of_type(events, "FundsDeposited")
         withdrawn_events = of_type(events, "FundsWithdrawn")
         assert [e.amount for e in deposited if isinstance(e, FundsDeposited)] == [1_000, 1, 500]

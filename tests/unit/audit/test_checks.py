@@ -282,6 +282,30 @@ def test_a_payment_that_differs_from_the_settlement() -> None:
     assert [f.code for f in out.findings] == ["payment_mismatch"]
 
 
+def test_a_round_voided_by_two_supervisors_is_audited_as_refunded() -> None:
+    from teenpatti.events.catalog import SettlementResolved
+
+    history, bet_id = round_history()  # settled and paid by its result
+    void = SettlementResolved(
+        resolution_id=uuid4(),
+        round_id="T1-000001",
+        table_id="T1",
+        action="void",
+        reason="both a result and a cancellation",
+        problems=["conflicting_outcome"],
+        requested_by="alice",
+        confirmed_by="bob",
+    )
+    for row in rows_of("settlement", "resolution-T1-000001", [void]):
+        history.add(row)
+    out = check_history(history, Scope(), settled_before=LATER)
+    # the void decides what the bet is owed: its stake back, not the win it was paid
+    assert [f.code for f in out.findings] == ["settlement_mismatch"]
+    assert str(bet_id) in out.findings[0].subject
+    assert "'refunded', 1000" in out.findings[0].detail
+    assert out.rounds_cancelled == 1
+
+
 def test_a_winner_the_cards_do_not_give() -> None:
     history, _ = round_history(winner="player_b")
     out = check_history(history, Scope(), settled_before=LATER)

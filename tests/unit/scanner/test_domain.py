@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -18,6 +19,7 @@ from scanner_gateway.domain import (
     Absorb,
     BodyProblem,
     Device,
+    DeviceStateError,
     ParsedRead,
     PassOn,
     ReadAttempt,
@@ -33,16 +35,26 @@ from scanner_gateway.domain import (
     parse_stream_message,
     recordable,
     register,
+    revoke,
+    rotate,
     stream_of_unknown_device,
     verdict_of,
 )
-from teenpatti.events.catalog import CardDealt, CardRefused, CardScanned, ScanRejected
+from teenpatti.events.catalog import (
+    CardDealt,
+    CardRefused,
+    CardScanned,
+    DeviceRegistered,
+    DeviceRevoked,
+    ScanRejected,
+)
 from teenpatti.http import hash_key
 
 NOW = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)
 CREDENTIAL = "s3cret-credential"
 DEVICE = Device("scanner-1", "T1", hash_key(CREDENTIAL))
 WINDOW = 2.0
+_sequences = itertools.count(1)
 
 
 def attempt(
@@ -54,9 +66,13 @@ def attempt(
     at: datetime = NOW,
     problem: BodyProblem | None = None,
     scan_id: UUID | None = None,
+    sequence: int | None = None,
+    round_id: str | None = "T1-000001",
 ) -> ReadAttempt:
-    parsed = ParsedRead(read, table_id, recordable(read or ""), problem)
-    return ReadAttempt(scan_id or uuid4(), device_id, credential, parsed, at)
+    """A read with a fresh sequence number (each above the last) unless given one."""
+    number = sequence if sequence is not None else next(_sequences)
+    parsed = ParsedRead(read, table_id, recordable(read or ""), problem, number)
+    return ReadAttempt(scan_id or uuid4(), device_id, credential, parsed, at, round_id)
 
 
 # ------------------------------------------------------------------------------ card reads
@@ -105,9 +121,9 @@ def test_an_unknown_device_stream_id_is_bounded() -> None:
 
 
 # ---------------------------------------------------------------------- parsing a request
-def test_a_scan_body_holds_the_read_and_the_table() -> None:
-    parsed = parse_scan_body(b'{"read": "10\xe2\x99\xa5", "table_id": "T1"}')
-    assert parsed == ParsedRead("10♥", "T1", "10♥")
+def test_a_scan_body_holds_the_read_the_table_and_the_sequence() -> None:
+    parsed = parse_scan_body(b'{"read": "10\xe2\x99\xa5", "table_id": "T1", "sequence": 7}')
+    assert parsed == ParsedRead("10♥", "T1", "10♥", sequence=7)
 
 
 @pytest.mark.parametrize(
@@ -116,16 +132,28 @@ def test_a_scan_body_holds_the_read_and_the_table() -> None:
         (b"not json", "the body is not JSON"),
         (b"\xff\xfe", "the body is not JSON"),
         (b"[1, 2]", "the body must be a JSON object"),
-        (b'{"table_id": "T1"}', "read: a string is required"),
-        (b'{"read": 7, "table_id": "T1"}', "read: a string is required"),
-        (b'{"read": "AS"}', "table_id: a string is required"),
+        (b'{"table_id": "T1", "sequence": 1}', "read: a string is required"),
+        (b'{"read": 7, "table_id": "T1", "sequence": 1}', "read: a string is required"),
+        (b'{"read": "AS", "sequence": 1}', "table_id: a string is required"),
         (b"[" * 100_000, "the body is not JSON"),
+        (b'{"read": "AS", "table_id": "T1"}', "sequence: a whole number"),
+        (b'{"read": "AS", "table_id": "T1", "sequence": 0}', "sequence: a whole number"),
+        (b'{"read": "AS", "table_id": "T1", "sequence": -3}', "sequence: a whole number"),
+        (b'{"read": "AS", "table_id": "T1", "sequence": true}', "sequence: a whole number"),
+        (b'{"read": "AS", "table_id": "T1", "sequence": 1.5}', "sequence: a whole number"),
+        (b'{"read": "AS", "table_id": "T1", "sequence": "2"}', "sequence: a whole number"),
+        (
+            b'{"read": "AS", "table_id": "T1", "sequence": 9223372036854775808}',
+            "sequence: a whole number",
+        ),
     ],
 )
 def test_a_body_that_is_not_a_read_is_a_422_problem(body: bytes, detail: str) -> None:
     parsed = parse_scan_body(body)
     assert parsed.read is None
-    assert parsed.problem == BodyProblem(422, "invalid_request", detail)
+    assert parsed.problem is not None
+    assert (parsed.problem.status, parsed.problem.code) == (422, "invalid_request")
+    assert parsed.problem.detail.startswith(detail)
     assert len(parsed.raw) <= MAX_RECORDED_CHARS + 20
 
 
@@ -136,12 +164,20 @@ def test_a_body_too_large_is_a_413_problem_with_a_bounded_record() -> None:
     assert parsed.raw.startswith("xxxx") and parsed.raw.endswith("chars]")
 
 
-def test_a_stream_message_is_json_or_the_bare_read_for_the_devices_own_table() -> None:
-    assert parse_stream_message('{"read": "AS", "table_id": "T2"}') == ParsedRead("AS", "T2", "AS")
-    assert parse_stream_message('{"read": "AS"}') == ParsedRead("AS", None, "AS")
-    assert parse_stream_message("KD") == ParsedRead("KD", None, "KD")
-    assert parse_stream_message("{garbage") == ParsedRead("{garbage", None, "{garbage")
-    assert parse_stream_message("10") == ParsedRead("10", None, "10")
+def test_a_stream_message_is_a_json_read_with_its_sequence_the_table_optional() -> None:
+    assert parse_stream_message('{"read": "AS", "table_id": "T2", "sequence": 3}') == ParsedRead(
+        "AS", "T2", "AS", sequence=3
+    )
+    assert parse_stream_message('{"read": "AS", "sequence": 4}') == ParsedRead(
+        "AS", None, "AS", sequence=4
+    )
+
+
+@pytest.mark.parametrize("text", ["KD", "{garbage", "10", '{"read": "AS"}', '"AS"'])
+def test_a_stream_message_without_a_sequence_is_not_a_read(text: str) -> None:
+    parsed = parse_stream_message(text)
+    assert parsed.read is None
+    assert parsed.problem is not None and parsed.problem.code == "invalid_request"
 
 
 def test_a_binary_stream_message_is_not_a_read_but_is_recorded_bounded() -> None:
@@ -157,25 +193,97 @@ def test_a_stream_message_too_large_is_a_413_problem() -> None:
 
 # --------------------------------------------------------------------------- registration
 def test_registering_binds_the_device_with_a_fresh_credential_and_no_history() -> None:
-    used = replace(DEVICE, last_card="AS", last_scan_id=uuid4(), last_read_at=NOW)
-    event, device = register(used, "scanner-1", "T2", hash_key("new"), "supervisor-1")
-    assert event.model_dump() == {
-        "device_id": "scanner-1",
-        "table_id": "T2",
-        "actor": "supervisor-1",
-    }
-    assert device == Device("scanner-1", "T2", hash_key("new"))
+    used = replace(DEVICE, last_card="AS", last_scan_id=uuid4(), last_read_at=NOW, last_sequence=41)
+    registered = register(used, used, "scanner-1", "T1", hash_key("new"), "supervisor-1")
+    assert registered.events == [
+        ("scanner-1", DeviceRegistered(device_id="scanner-1", table_id="T1", actor="supervisor-1"))
+    ]
+    assert registered.devices == [Device("scanner-1", "T1", hash_key("new"))]
+    assert registered.devices[0].last_sequence == 0 and registered.devices[0].active
+
+
+def test_registering_a_device_to_a_table_retires_the_tables_other_device() -> None:
+    other = Device("scanner-2", "T1", hash_key("old"), last_sequence=9)
+    registered = register(None, other, "scanner-1", "T1", hash_key("new"), "supervisor-1")
+    [(owner, retired), (new_owner, new)] = registered.events
+    assert (owner, new_owner) == ("scanner-2", "scanner-1")
+    assert isinstance(retired, DeviceRevoked) and retired.reason == "replaced"
+    assert retired.table_id == "T1" and "scanner-1" in retired.detail
+    assert isinstance(new, DeviceRegistered)
+    assert registered.devices[1] == replace(other, active=False)
+
+
+def test_moving_a_device_revokes_its_binding_to_the_old_table() -> None:
+    registered = register(DEVICE, None, "scanner-1", "T2", hash_key("new"), "supervisor-1")
+    [(_, moved), (_, new)] = registered.events
+    assert isinstance(moved, DeviceRevoked)
+    assert (moved.table_id, moved.reason) == ("T1", "moved")
+    assert isinstance(new, DeviceRegistered) and new.table_id == "T2"
+
+
+def test_rotating_issues_a_new_credential_and_starts_the_sequence_again() -> None:
+    used = replace(DEVICE, last_sequence=12, last_card="AS")
+    event, rotated = rotate(used, hash_key("new"), "supervisor-1")
+    assert (event.device_id, event.table_id, event.actor) == ("scanner-1", "T1", "supervisor-1")
+    assert rotated == Device("scanner-1", "T1", hash_key("new"))
+    with pytest.raises(DeviceStateError):
+        rotate(replace(DEVICE, active=False), hash_key("new"), "supervisor-1")
+
+
+def test_a_revoked_device_is_refused_401_even_with_its_last_credential() -> None:
+    event, revoked = revoke(DEVICE, "supervisor-1", "lost")
+    assert (event.reason, event.detail, revoked.active) == ("revoked", "lost", False)
+    decision = decide_read(revoked, attempt(), WINDOW)
+    assert isinstance(decision, Refuse)
+    assert (decision.status, decision.code, decision.event.reason) == (
+        401,
+        "revoked_device",
+        "revoked_device",
+    )
+    guessed = decide_read(revoked, attempt(credential="guess"), WINDOW)
+    assert isinstance(guessed, Refuse) and guessed.code == "bad_credential"  # tells nothing
+    with pytest.raises(DeviceStateError):
+        revoke(revoked, "supervisor-1", "again")
+
+
+# ------------------------------------------------------------------------ sequence numbers
+@pytest.mark.parametrize("sequence", [5, 4, 1])
+def test_a_replayed_or_reordered_read_is_refused_409_and_recorded(sequence: int) -> None:
+    device = replace(DEVICE, last_sequence=5)
+    decision = decide_read(device, attempt(sequence=sequence), WINDOW)
+    assert isinstance(decision, Refuse)
+    assert (decision.status, decision.code, decision.event.reason) == (
+        409,
+        "stale_sequence",
+        "stale_sequence",
+    )
+    assert decision.event.sequence == sequence
+    assert evolve(device, decision.event) == device  # a stale number moves nothing
+
+
+def test_any_read_with_a_fresh_sequence_raises_the_devices_last() -> None:
+    device = replace(DEVICE, last_sequence=5)
+    rescan = decide_read(device, attempt("ZZ", sequence=9), WINDOW)
+    assert isinstance(rescan, Rescan)
+    assert evolve(device, rescan.event).last_sequence == 9
+    wrong = decide_read(device, attempt(table_id="T2", sequence=7), WINDOW)
+    assert isinstance(wrong, Refuse) and wrong.code == "wrong_table"
+    assert evolve(device, wrong.event).last_sequence == 7
+    unauthenticated = decide_read(device, attempt(credential="bad", sequence=99), WINDOW)
+    assert evolve(device, unauthenticated.event).last_sequence == 5
 
 
 # ------------------------------------------------------------------------- judging reads
 def test_a_good_card_from_its_device_for_its_table_is_passed_on() -> None:
     scan_id = uuid4()
-    decision = decide_read(DEVICE, attempt(" 10♥ ", scan_id=scan_id), WINDOW)
+    decision = decide_read(DEVICE, attempt(" 10♥ ", scan_id=scan_id, sequence=3), WINDOW)
     assert decision == PassOn(
         CardScanned(
             scan_id=scan_id,
             device_id="scanner-1",
             table_id="T1",
+            round_id="T1-000001",  # the round the gateway believes in play
+            sequence=3,
             card="10H",
             raw=" 10♥ ",
             scanned_at=NOW,
@@ -183,7 +291,7 @@ def test_a_good_card_from_its_device_for_its_table_is_passed_on() -> None:
     )
 
 
-def test_a_bare_stream_read_is_for_the_devices_own_table() -> None:
+def test_a_stream_read_without_a_table_is_for_the_devices_own_table() -> None:
     decision = decide_read(DEVICE, attempt("AS", table_id=None), WINDOW)
     assert isinstance(decision, PassOn) and decision.event.table_id == "T1"
 
@@ -310,7 +418,9 @@ def test_a_passed_on_card_starts_a_new_window_and_other_rejections_change_nothin
     )
     rejected = decide_read(device, attempt("ZZ", at=NOW + timedelta(seconds=1)), WINDOW)
     assert isinstance(rejected.event, ScanRejected)
-    assert evolve(device, rejected.event) == device
+    assert evolve(device, rejected.event) == replace(
+        device, last_sequence=rejected.event.sequence
+    )  # only its sequence number is used up
 
 
 # ------------------------------------------------------------------------------- verdicts

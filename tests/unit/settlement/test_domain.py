@@ -29,6 +29,8 @@ from settlement_service.domain import (
     stake_by_currency,
 )
 from teenpatti.events.catalog import (
+    MAX_MINOR_UNITS,
+    MAX_STAKE,
     SETTLEMENT_PART,
     BetSettled,
     BetsSettled,
@@ -383,10 +385,10 @@ def test_a_full_part_of_the_longest_ids_stays_well_under_a_kafka_record() -> Non
         operator_id=longest,
         player_id=longest,
         bet_type="six_card_bonus",
-        stake=10**15,
+        stake=MAX_STAKE,  # the largest numbers a line may carry
         currency="INR",
         outcome="won",
-        returned=10**18,
+        returned=MAX_MINOR_UNITS,
         fraction_kept="999999/1000000",
         odds="1000",
     )

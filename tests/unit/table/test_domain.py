@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from typing import Any
 from uuid import uuid4
 
@@ -20,17 +21,20 @@ from table_service.domain.clock import (
     next_clock_time,
 )
 from table_service.domain.decisions import (
+    ConfigPolicy,
     InvalidTableConfigError,
     OpenTable,
     RoundConflictError,
     UnknownTableError,
     decide_cancel,
     decide_close_table,
-    decide_open_table,
     decide_pause,
+    decide_reject_change,
+    decide_replace_deck,
     decide_resume,
     decide_scan,
 )
+from table_service.domain.decisions import decide_open_table as decide_open_or_propose
 from table_service.domain.state import (
     SYSTEM_ACTOR,
     RoundPhase,
@@ -41,6 +45,7 @@ from table_service.domain.state import (
     fold,
     round_id_for,
 )
+from table_service.rtp import exact_rtp
 from teenpatti import engine
 from teenpatti.events import Event
 from teenpatti.events.catalog import (
@@ -48,6 +53,7 @@ from teenpatti.events.catalog import (
     CardDealt,
     CardRefused,
     CardScanned,
+    ConfigChangeProposed,
     RoundCancelled,
     RoundClosed,
     RoundOpened,
@@ -55,9 +61,11 @@ from teenpatti.events.catalog import (
     RoundResumed,
     TableClosed,
     TableOpened,
+    VoidRequested,
 )
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+POLICY = ConfigPolicy(rtp_of=exact_rtp, rtp_ceiling_percent=Decimal("97.50"), max_currencies=20)
 TIMEOUT = timedelta(seconds=120)
 BET_TYPES = ("player_a", "player_b", "tie", "pair_plus_a", "pair_plus_b", "six_card_bonus")
 CARDS = ["AS", "KS", "AH", "KH", "AD", "2C"]
@@ -82,6 +90,11 @@ def command(**override: Any) -> OpenTable:
     return OpenTable(**values)
 
 
+def decide_open_table(state: TableState, command: OpenTable, actor: str) -> list[Event]:
+    """Open (or propose, docs/decisions/0057) under the default policy."""
+    return decide_open_or_propose(state, command, actor, POLICY, uuid4())
+
+
 def apply(state: TableState, events: list[Event], at: datetime) -> TableState:
     return evolve_all(state, events, at)
 
@@ -104,7 +117,14 @@ def dealing_round(at: datetime = T0) -> TableState:
 
 def scan(card: str, table_id: str = "T1") -> CardScanned:
     return CardScanned(
-        scan_id=uuid4(), device_id="D1", table_id=table_id, card=card, raw=card, scanned_at=T0
+        scan_id=uuid4(),
+        device_id="D1",
+        table_id=table_id,
+        round_id=None,  # the table's screening (domain/scanners.py) is tested on its own
+        sequence=1,
+        card=card,
+        raw=card,
+        scanned_at=T0,
     )
 
 
@@ -138,7 +158,8 @@ def test_a_custom_paytable_is_validated_by_the_engine_and_stored_normalised() ->
     custom = engine.pay_table_to_mapping(engine.PUBLISHED_PAY_TABLE) | {"tie": "45:1"}
     [event] = decide_open_table(TableState("T1"), command(paytable=custom), "s")
 
-    assert isinstance(event, TableOpened)
+    # a pay table other than the published one waits for a second supervisor
+    assert isinstance(event, ConfigChangeProposed)
     assert event.paytable["tie"] == "45"
 
 
@@ -298,11 +319,16 @@ def test_a_scan_for_a_table_never_opened_is_refused_as_unknown_table() -> None:
     assert (event.reason, event.round_id, event.table_id) == ("unknown_table", None, "T9")
 
 
-def test_a_scan_with_no_round_dealing_is_refused() -> None:
+def test_a_scan_with_no_round_dealing_is_refused_without_its_value() -> None:
     assert refusal(decide_scan(opened_table(), scan("AS"), T0)).reason == "no_round_dealing"
     finished = deal(dealing_round(), CARDS, T0)
     refused = refusal(decide_scan(finished, scan("QS"), T0))
-    assert (refused.reason, refused.round_id) == ("no_round_dealing", "T1-000001")
+    # it may be the next round's first card: its value is sealed (decision 0058)
+    assert (refused.reason, refused.round_id, refused.card) == (
+        "no_round_dealing",
+        "T1-000001",
+        None,
+    )
 
 
 def test_a_scan_on_a_closed_table_is_refused() -> None:
@@ -311,10 +337,22 @@ def test_a_scan_on_a_closed_table_is_refused() -> None:
     assert refusal(decide_scan(state, scan("AS"), T0)).reason == "table_closed"
 
 
-def test_a_scan_while_betting_is_open_is_refused() -> None:
+def test_a_scan_while_betting_is_open_is_sealed_and_pauses_the_exposed_round() -> None:
     state = betting_round()
-    refused = refusal(decide_scan(state, scan("AS"), T0 + timedelta(seconds=14)))
-    assert (refused.reason, refused.round_id) == ("betting_open", "T1-000001")
+    read = scan("AS")
+    refused, paused = decide_scan(state, read, T0 + timedelta(seconds=14))
+    assert refused == CardRefused(
+        table_id="T1",
+        round_id="T1-000001",
+        scan_id=read.scan_id,
+        card=None,
+        reason="betting_open",
+        detail=refused.detail,
+    )
+    assert isinstance(paused, RoundPaused) and paused.actor == SYSTEM_ACTOR
+    assert "AS" not in refused.detail + paused.reason
+    after = apply(state, [refused, paused], T0 + timedelta(seconds=14))
+    assert after.round is not None and after.round.exposed and after.round.paused
 
 
 def test_a_scan_after_the_deadline_closes_betting_then_deals() -> None:
@@ -330,8 +368,10 @@ def test_a_scan_after_the_deadline_closes_betting_then_deals() -> None:
 def test_a_scan_while_paused_is_refused(dealing: bool) -> None:
     state = dealing_round() if dealing else betting_round()
     state = apply(state, decide_pause(state, "s", "check"), T0)
-    assert refusal(decide_scan(state, scan("AS"), T0 + timedelta(hours=1))).reason == (
-        "round_paused"
+    refused = refusal(decide_scan(state, scan("AS"), T0 + timedelta(hours=1)))
+    # paused during betting, the card is exposed all the same: sealed, the round marked
+    assert (refused.reason, refused.card) == (
+        ("round_paused", "AS") if dealing else ("betting_open", None)
     )
 
 
@@ -449,8 +489,12 @@ def test_a_supervisor_cancels_before_the_first_card_and_voids_after_it() -> None
     )
 
     started = deal(dealing_round(), ["AS", "KS", "AH"], T0)
-    [void] = decide_cancel(started, "supervisor-1", "misdeal")
+    [request] = decide_cancel(started, "supervisor-1", "misdeal")
+    assert isinstance(request, VoidRequested) and request.cards_dealt == 3
+    started = apply(started, [request], T0)
+    [void] = decide_cancel(started, "supervisor-2", "seen on camera")
     assert isinstance(void, RoundCancelled) and void.cards_dealt == 3
+    assert void.actor == "supervisor-2" and "supervisor-1" in void.reason
     after = apply(started, [void], T0)
     assert after.round is not None and after.round.phase is RoundPhase.CANCELLED
     assert refusal(decide_scan(after, scan("KH"), T0)).reason == "no_round_dealing"
@@ -462,7 +506,8 @@ def test_a_supervisor_cancels_before_the_first_card_and_voids_after_it() -> None
 def test_a_paused_round_can_be_cancelled() -> None:
     state = deal(dealing_round(), ["AS"], T0)
     state = apply(state, decide_pause(state, "s", "x"), T0)
-    [cancel] = decide_cancel(state, "s", "void")
+    state = apply(state, decide_cancel(state, "s", "void"), T0)
+    [cancel] = decide_cancel(state, "t", "void")
     assert isinstance(cancel, RoundCancelled) and cancel.cards_dealt == 1
 
 
@@ -557,8 +602,13 @@ def a_long_history() -> list[tuple[Event, datetime]]:
     for card in CARDS[1:]:
         record(decide_scan(state, scan(card), at), at)
     record(decide_open_table(state, command(betting_seconds=20), "supervisor-2"), at)
+    record(decide_open_table(state, command(limits=limits(tie={"min": 1, "max": 9})), "s1"), at)
+    assert state.pending_change is not None
+    record(decide_reject_change(state, state.pending_change.change_id, "s2", "no"), at)
     at += timedelta(seconds=10)
     record(decide_open_round(state, at), at)
+    record(decide_scan(state, scan("QS"), at), at)  # exposed during betting: paused
+    record(decide_replace_deck(state, "supervisor-2", "new deck"), at)
     record(decide_cancel(state, "supervisor-2", "shoe"), at)
     record(decide_close_table(state, "supervisor-2", "end of shift"), at)
     return history

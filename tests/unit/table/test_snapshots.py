@@ -7,6 +7,7 @@ import contextlib
 import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from typing import Any
 from uuid import uuid4
 
@@ -22,6 +23,7 @@ from table_service.adapters.snapshots import (
 )
 from table_service.domain.clock import decide_clock
 from table_service.domain.decisions import (
+    ConfigPolicy,
     OpenTable,
     TableCommandError,
     decide_cancel,
@@ -32,6 +34,7 @@ from table_service.domain.decisions import (
     decide_scan,
 )
 from table_service.domain.state import RoundPhase, TableState, evolve
+from table_service.rtp import exact_rtp
 from teenpatti.events import Event
 from teenpatti.events.catalog import CardScanned, registry
 
@@ -74,11 +77,21 @@ class Table:
             result_pause_seconds=0.3,
             limits={"EUR": per_bet, "INR": per_bet},
         )
-        self.do(decide_open_table(self.state, command, "supervisor-1"))
+        # a limits change of an open table is only proposed (decision 0057): the history
+        # holds pending changes too
+        policy = ConfigPolicy(exact_rtp, Decimal("97.50"), max_currencies=20)
+        self.attempt(decide_open_table, command, "supervisor-1", policy, uuid4())
 
     def scan(self, card: str) -> None:
         scanned = CardScanned(
-            scan_id=uuid4(), device_id="D1", table_id="T1", card=card, raw=card, scanned_at=T0
+            scan_id=uuid4(),
+            device_id="D1",
+            table_id="T1",
+            round_id=None,
+            sequence=1,
+            card=card,
+            raw=card,
+            scanned_at=T0,
         )
         self.do(decide_scan(self.state, scanned, self.now))
 
@@ -143,6 +156,7 @@ def play(plans: list[dict[str, Any]]) -> History:
             if table.state.round_in_play is not None:  # fewer than six cards: void it
                 table.wait(next(gaps))
                 table.attempt(decide_cancel, "supervisor-2", plan["reason"] or "void")
+                table.attempt(decide_cancel, "supervisor-1", "confirmed")  # two once started
         if plan["after"] == "reconfigure":
             table.open(betting_seconds=plan["betting_seconds"])
         elif plan["after"] == "close":

@@ -36,7 +36,7 @@ async def test_it_subscribes_to_the_rounds_and_their_settlement() -> None:
                 "RoundResumed",
             }
         ),
-        SETTLEMENT_EVENTS: frozenset({"BetsSettled"}),
+        SETTLEMENT_EVENTS: frozenset({"BetsSettled", "SettlementResolved"}),
     }
     assert wiring.consumption[SETTLEMENT_EVENTS].max_records == 1_234
     assert isinstance(wiring.components, Wallet)

@@ -18,12 +18,14 @@ from wallet_service.domain.betting import (
     BettingClosedError,
     BookSeal,
     CurrencyNotAcceptedError,
+    ExposureLimitError,
     InsufficientFundsError,
     InvalidBetError,
     RoundBetting,
     SlipLine,
     StakeRange,
     WalletError,
+    check_exposure,
     check_funds,
     fingerprint,
     limits_from_mapping,
@@ -158,3 +160,68 @@ def test_limits_mapping() -> None:
     assert limits_from_mapping({"EUR": {"tie": {"min": 1, "max": 2}}}) == {
         "EUR": {"tie": StakeRange(1, 2)}
     }
+
+
+def test_a_players_slips_on_one_bet_type_together_stay_within_its_maximum() -> None:
+    staked = {"player_a": 6_000, "tie": 10_000}
+    check_exposure(round_(), "INR", lines(("player_a", 4_000), ("player_b", 10_000)), staked)
+    with pytest.raises(ExposureLimitError) as raised:
+        check_exposure(round_(), "INR", lines(("player_b", 100), ("player_a", 4_001)), staked)
+    assert raised.value.code == "exposure_limit"
+    assert raised.value.extra == {
+        "bet_type": "player_a",
+        "currency": "INR",
+        "limit": 10_000,
+        "staked": 6_000,
+        "left": 4_000,
+    }
+    assert "4000 left" in raised.value.detail
+    with pytest.raises(ExposureLimitError) as full:
+        check_exposure(round_(), "INR", lines(("tie", 100)), staked)
+    assert full.value.extra["left"] == 0
+
+
+def test_the_catalog_bounds_every_amount_a_consumer_takes() -> None:
+    from pydantic import ValidationError
+
+    from teenpatti.events.catalog import (
+        MAX_MINOR_UNITS,
+        MAX_STAKE,
+        BetSettled,
+        SettlementResolved,
+        StakeLimit,
+    )
+
+    line = {
+        "bet_id": UUID(int=1),
+        "operator_id": "operator-1",
+        "player_id": "p1",
+        "bet_type": "tie",
+        "stake": MAX_STAKE,
+        "currency": "INR",
+        "outcome": "won",
+        "returned": MAX_MINOR_UNITS,
+        "fraction_kept": "0",
+        "odds": "50/1",
+    }
+    BetSettled.model_validate(line)
+    # the largest stake at the largest odds (10,000:1) is within the bound of one amount
+    assert MAX_STAKE * 10_001 <= MAX_MINOR_UNITS < 2**63
+    for beyond in ({"stake": MAX_STAKE + 1}, {"returned": MAX_MINOR_UNITS + 1}, {"stake": 0}):
+        with pytest.raises(ValidationError):
+            BetSettled.model_validate({**line, **beyond})
+    with pytest.raises(ValidationError):
+        StakeLimit(min=1, max=MAX_STAKE + 1)
+    resolved = {
+        "resolution_id": UUID(int=2),
+        "round_id": "T1-000001",
+        "table_id": "T1",
+        "action": "void",
+        "reason": "both a result and a cancellation",
+        "problems": ["conflicting_outcome"],
+        "requested_by": "alice",
+        "confirmed_by": "bob",
+    }
+    SettlementResolved.model_validate(resolved)
+    with pytest.raises(ValidationError, match="other than its maker"):
+        SettlementResolved.model_validate({**resolved, "confirmed_by": "alice"})

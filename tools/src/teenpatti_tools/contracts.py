@@ -44,7 +44,12 @@ from teenpatti.events.catalog import (
     CardDealt,
     CardRefused,
     CardScanned,
+    ConfigChangeProposed,
+    ConfigChangeRejected,
+    DeckReplaced,
+    DeviceCredentialRotated,
     DeviceRegistered,
+    DeviceRevoked,
     FundsDeposited,
     FundsWithdrawn,
     RoundCancelled,
@@ -54,8 +59,11 @@ from teenpatti.events.catalog import (
     RoundResumed,
     RoundSettled,
     ScanRejected,
+    SettlementResolutionRequested,
+    SettlementResolved,
     TableClosed,
     TableOpened,
+    VoidRequested,
     registry,
 )
 from teenpatti.events.contracts import Event, EventEnvelope
@@ -73,6 +81,8 @@ CONFIGURATION_PATH = Path("docs/configuration.md")
 PUBLISHED: Mapping[str, tuple[type[Event], ...]] = {
     TABLE_EVENTS: (
         TableOpened,
+        ConfigChangeProposed,
+        ConfigChangeRejected,
         TableClosed,
         RoundOpened,
         BettingClosed,
@@ -80,12 +90,25 @@ PUBLISHED: Mapping[str, tuple[type[Event], ...]] = {
         CardRefused,
         RoundPaused,
         RoundResumed,
+        DeckReplaced,
+        VoidRequested,
         RoundCancelled,
         RoundClosed,
     ),
-    SCANNER_EVENTS: (DeviceRegistered, CardScanned, ScanRejected),
+    SCANNER_EVENTS: (
+        DeviceRegistered,
+        DeviceCredentialRotated,
+        DeviceRevoked,
+        CardScanned,
+        ScanRejected,
+    ),
     WALLET_EVENTS: (FundsDeposited, FundsWithdrawn, BetsPlaced, BetBookClosed, BetsPaid),
-    SETTLEMENT_EVENTS: (BetsSettled, RoundSettled),
+    SETTLEMENT_EVENTS: (
+        BetsSettled,
+        RoundSettled,
+        SettlementResolutionRequested,
+        SettlementResolved,
+    ),
 }
 
 KAFKA_BINDING_VERSION = "0.5.0"
@@ -242,7 +265,7 @@ def asyncapi_document(services: Sequence[DeclaredService]) -> dict[str, Any]:
                         "groupId": {
                             "type": "string",
                             "const": service.group(topic),
-                            "description": "The consumer group, after `TP_TOPIC_PREFIX`.",
+                            "description": "The consumer group, before `.<TP_TOPIC_PREFIX>`.",
                         },
                         "bindingVersion": KAFKA_BINDING_VERSION,
                     }
@@ -297,8 +320,10 @@ record's value is the event's envelope (`EventEnvelope`, JSON) with the event in
 it holds, so that a consumer passes over the types it does not handle without reading the
 value.
 
-A topic's name is `TP_TOPIC_PREFIX` followed by the channel's address, and so is a consumer
-group's: the prefix is empty in production, and test runs set one to share a broker.
+A topic's name is the channel's address followed by `.<TP_TOPIC_PREFIX>`, and so is a
+consumer group's: the run's name is empty in production (no suffix), and test runs set one to
+share a broker; each service's ACLs are PREFIXED on the production names, so they hold for
+every run (docs/decisions/0051-kafka-names-end-with-the-run.md).
 
 An event's schema here is that of its current `schema_version`; a consumer reads older
 versions through the catalog's upcasters.
@@ -346,7 +371,7 @@ def _message_ref(channel_id: str, event_type: str) -> dict[str, str]:
 def _channel_description(topic: str, producer: str) -> str:
     return (
         f"Every event the {producer} service's store appends. Kafka topic"
-        f" `<TP_TOPIC_PREFIX>{topic}`, keyed by `table_id`, with `TP_KAFKA_PARTITIONS`"
+        f" `{topic}[.<TP_TOPIC_PREFIX>]`, keyed by `table_id`, with `TP_KAFKA_PARTITIONS`"
         " partitions."
     )
 

@@ -34,9 +34,10 @@ from uuid import uuid4
 import asyncpg
 from aiokafka.admin import AIOKafkaAdminClient
 
+from teenpatti.events.catalog import ALL_TOPICS
 from teenpatti.migrations import declared_services, migrate_service
-from teenpatti.settings import InfrastructureSettings
-from teenpatti_tools.databases import drop_database
+from teenpatti.settings import ADMIN, InfrastructureSettings
+from teenpatti_tools.databases import create_database, drop_database
 from teenpatti_tools.simulator import Endpoints, Studio, money
 
 
@@ -210,19 +211,19 @@ async def isolated_system(
     """`instances` of each service as processes, on databases and Kafka topics of their own
     (named `<label>_<service>_<suffix>` and `<label><suffix>.`), removed afterwards unless
     `keep()` says otherwise (to audit a failed run)."""
+    infrastructure = infrastructure.as_principal(ADMIN)
     suffix = uuid4().hex[:8]
     names = {db: f"{label}_{db}_{suffix}" for db in DATABASES}
     prefix = f"{label}{suffix}."
-    admin = await asyncpg.connect(infrastructure.postgres_dsn("postgres"))
-    try:
-        for name in names.values():
-            await admin.execute(f"CREATE DATABASE {name}")
-    finally:
-        await admin.close()
     declared = declared_services()
     for db, name in names.items():
-        service = declared[SERVICE_OF_DATABASE[db]]()
+        # owned by the service's role, which applies its migrations and runs on it
+        principal = SERVICE_OF_DATABASE[db]
+        owner = infrastructure.as_principal(principal).pg_user
+        await create_database(infrastructure, name, owner=owner)
+        service = declared[principal]()
         await migrate_service(service, infrastructure, dsn=infrastructure.postgres_dsn(name))
+    # credentials: the processes' own, from TP_CREDENTIALS_DIR (inherited) where it is set
     env = {
         "TP_PG_HOST": infrastructure.pg_host,
         "TP_PG_PORT": str(infrastructure.pg_port),
@@ -249,15 +250,17 @@ async def isolated_system(
             await drop_database(admin, name)
     finally:
         await admin.close()
-    await delete_topics(infrastructure.kafka_servers, prefix)
+    await delete_topics(infrastructure, prefix)
 
 
-async def delete_topics(bootstrap_servers: str, prefix: str) -> None:
-    """Delete every topic whose name starts with `prefix`."""
-    kafka = AIOKafkaAdminClient(bootstrap_servers=bootstrap_servers)
+async def delete_topics(settings: InfrastructureSettings, prefix: str) -> None:
+    """Delete every topic of the run `prefix` names (`InfrastructureSettings.topic`)."""
+    run = settings.model_copy(update={"topic_prefix": prefix})
+    ours = {run.topic(topic) for topic in ALL_TOPICS}
+    kafka = AIOKafkaAdminClient(**settings.kafka_options())
     await kafka.start()
     try:
-        doomed = [t for t in await kafka.list_topics() if t.startswith(prefix)]
+        doomed = [t for t in await kafka.list_topics() if t in ours]
         if doomed:
             await kafka.delete_topics(doomed)
     finally:

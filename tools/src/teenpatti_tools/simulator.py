@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import random
+import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Coroutine, Mapping, Sequence
@@ -149,6 +151,9 @@ class Studio:
         self.patience = patience
         self.http = httpx.AsyncClient(timeout=10)
         self.devices: dict[str, tuple[str, str]] = {}  # table -> (device id, credential)
+        # reads' sequence numbers: microseconds since the epoch at start, then one more per
+        # read, so a restarted simulation stays above what its devices sent before
+        self.sequences = itertools.count(time.time_ns() // 1000)
         self.dealt: dict[str, list[str]] = {}  # round -> its cards, as the table's events say
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -165,9 +170,9 @@ class Studio:
         json: Any = None,
         params: Mapping[str, str | int] | None = None,
     ) -> httpx.Response:
-        """`method path` on any instance of `kind`. No answer or a 5xx: the same request
-        again (every call here is safe to repeat), on any instance, for up to `patience`
-        seconds; then the last failure is raised."""
+        """`method path` on any instance of `kind`. No answer, a 5xx or a 429 (rate limited):
+        the same request again (every call here is safe to repeat), on any instance, for up to
+        `patience` seconds; then the last failure is raised."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.patience
         delay = 0.1
@@ -177,7 +182,7 @@ class Studio:
                 response = await self.http.request(
                     method, url, headers=headers, json=json, params=params
                 )
-                if response.status_code < 500:
+                if response.status_code < 500 and response.status_code != 429:
                     return response
                 failure = f"{method} {url} answered {response.status_code}: {response.text[:300]}"
             except httpx.TransportError as error:
@@ -390,7 +395,8 @@ class Studio:
             status, reason = answer.get("status"), answer.get("reason")
             if status == "registered" or reason == "duplicate_card":
                 return True  # on the table (a read twice: the supervisor resumes the round)
-            if status == "refused" and reason != "round_paused":
+            # paused, or read before the gateway heard of the round (decision 0055): again
+            if status == "refused" and reason not in ("round_paused", "wrong_round"):
                 return False  # the round is over or not dealing
             if card in self.dealt.get(round_id, [card]):
                 return True  # its answer was lost, but the table's events show the card
@@ -398,13 +404,17 @@ class Studio:
         return False
 
     async def scan(self, headers: dict[str, str], table_id: str, read: str) -> dict[str, Any]:
+        """One read, with the next sequence number; `{}` when the gateway had recorded it
+        already (a repeated request whose first answer was lost: 409 stale_sequence)."""
         response = await self.call(
             "POST",
             "scanner-gateway",
             "/scans",
             headers=headers,
-            json={"read": read, "table_id": table_id},
+            json={"read": read, "table_id": table_id, "sequence": next(self.sequences)},
         )
+        if response.status_code == 409 and response.json().get("code") == "stale_sequence":
+            return {}
         if response.status_code >= 400 and response.status_code != 422:
             _expect(response, 200)
         answer: dict[str, Any] = response.json()

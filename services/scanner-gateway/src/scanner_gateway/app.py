@@ -5,14 +5,21 @@ table's verdict, which it hears on `table.events`."""
 from __future__ import annotations
 
 from redis.asyncio import Redis
-from starlette.middleware import Middleware
 
 from scanner_gateway.adapters.verdicts import VerdictBroker
 from scanner_gateway.config import ScannerSettings
-from scanner_gateway.consumers import VerdictRecorder
-from scanner_gateway.entrypoints import BodyLimitMiddleware, router
+from scanner_gateway.consumers import RoundTracker, VerdictRecorder
+from scanner_gateway.entrypoints import router
 from scanner_gateway.handlers import Gateway
-from teenpatti.events.catalog import SCANNER_EVENTS, TABLE_EVENTS, CardDealt, CardRefused
+from teenpatti.events.catalog import (
+    SCANNER_EVENTS,
+    TABLE_EVENTS,
+    CardDealt,
+    CardRefused,
+    RoundCancelled,
+    RoundClosed,
+    RoundOpened,
+)
 from teenpatti.kernel import Consumption, Kernel, Service, Wiring
 from teenpatti.migrations import MigrationSet
 
@@ -28,9 +35,16 @@ async def wire(kernel: Kernel[ScannerSettings]) -> Wiring:
         joined.add("verdicts")
 
     record_verdicts = VerdictRecorder(broker)
+    track_rounds = RoundTracker()
     return Wiring(
         subscriptions={
-            TABLE_EVENTS: {CardDealt: record_verdicts, CardRefused: record_verdicts},
+            TABLE_EVENTS: {
+                CardDealt: record_verdicts,
+                CardRefused: record_verdicts,
+                RoundOpened: track_rounds,
+                RoundClosed: track_rounds,
+                RoundCancelled: track_rounds,
+            },
         },
         consumption={TABLE_EVENTS: Consumption(on_assigned=on_assigned)},
         tasks={"verdict-listener": broker.listen},
@@ -54,10 +68,10 @@ SERVICE = Service(
     emits=SCANNER_EVENTS,
     routers=[router],
     wire=wire,
-    redis=lambda settings: Redis.from_url(
-        settings.redis_url, socket_timeout=5, socket_connect_timeout=5
-    ),
-    middleware=[Middleware(BodyLimitMiddleware, exempt=frozenset({"/scans"}))],
+    # its timeouts are in the URL (`TP_REDIS_SOCKET_TIMEOUT_SECONDS`...)
+    redis=lambda settings: Redis.from_url(settings.redis_url),
+    # POST /scans reads at most its own bound and records an oversized read before refusing
+    body_limit_exempt=frozenset({"/scans"}),
 )
 
 

@@ -1,6 +1,6 @@
-"""The gateway's subscription to `table.events`: the table's verdict on each scan, kept in
+"""The gateway's subscriptions to `table.events`: the table's verdict on each scan, kept in
 the `scans` table and announced through Redis to whichever instance holds the device's
-request."""
+request; and each table's round in play, stamped on the scans passed on."""
 
 from __future__ import annotations
 
@@ -11,7 +11,13 @@ import asyncpg
 from scanner_gateway.adapters import postgres as db
 from scanner_gateway.adapters.verdicts import VerdictBroker
 from scanner_gateway.domain import ScanAnswer, verdict_of
-from teenpatti.events.catalog import CardDealt, CardRefused
+from teenpatti.events.catalog import (
+    CardDealt,
+    CardRefused,
+    RoundCancelled,
+    RoundClosed,
+    RoundOpened,
+)
 from teenpatti.eventsourcing import AfterCommit
 from teenpatti.kernel import Received
 
@@ -41,3 +47,23 @@ class VerdictRecorder:
             await self._broker.announce_all(announced)
 
         return announce
+
+
+class RoundTracker:
+    """A run of round events: each table's round in play as the table announced it, so
+    that a read is stamped with the round it was made in (the table refuses it for any
+    other: decision 0055)."""
+
+    async def __call__(
+        self,
+        connection: asyncpg.Connection,
+        received: list[Received[RoundOpened | RoundClosed | RoundCancelled]],
+    ) -> None:
+        rounds: list[tuple[str, str, int, bool]] = []
+        for one in received:
+            event = one.event
+            if isinstance(event, RoundOpened):
+                rounds.append((event.table_id, event.round_id, event.number, True))
+            else:  # its number is not needed: it ends only the round of the same id
+                rounds.append((event.table_id, event.round_id, 0, False))
+        await db.record_rounds(connection, rounds)

@@ -23,7 +23,9 @@ from teenpatti.events.catalog import (
     CardDealt,
     CardRefused,
     CardScanned,
+    DeviceCredentialRotated,
     DeviceRegistered,
+    DeviceRevoked,
     ScanRejected,
 )
 from teenpatti.http import hash_key
@@ -34,6 +36,7 @@ MAX_RECORDED_CHARS = 64  # of a garbage read, header or id kept in an event
 MAX_DETAIL_CHARS = 300
 NO_TABLE = "-"  # the table of a read that names no valid table (cannot be a table id)
 MISSING = "(missing)"
+MAX_SEQUENCE = 2**63 - 1  # a Postgres bigint
 
 # device and table ids: what a supervisor may register; starts with a letter or digit
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$"
@@ -41,7 +44,13 @@ _ID = re.compile(ID_PATTERN)
 
 ScanStatus = Literal["registered", "refused", "rescan", "pending"]
 RejectReason = Literal[
-    "unreadable", "duplicate_read", "unknown_device", "wrong_table", "bad_credential"
+    "unreadable",
+    "duplicate_read",
+    "unknown_device",
+    "wrong_table",
+    "bad_credential",
+    "revoked_device",
+    "stale_sequence",
 ]
 
 
@@ -107,10 +116,11 @@ class ParsedRead:
     table_id: str | None  # None: the device's own table
     raw: str  # what arrived, bounded, for the record
     problem: BodyProblem | None = None
+    sequence: int | None = None  # the device's number for this read; None: none valid
 
 
 def parse_scan_body(body: bytes, *, too_large: bool = False) -> ParsedRead:
-    """A `POST /scans` body: `{"read": str, "table_id": str}`."""
+    """A `POST /scans` body: `{"read": str, "table_id": str, "sequence": int}`."""
     raw = recordable(body.decode("utf-8", errors="replace"))
     if too_large:
         detail = f"the request body is larger than {MAX_BODY_BYTES} bytes"
@@ -123,7 +133,7 @@ def parse_scan_body(body: bytes, *, too_large: bool = False) -> ParsedRead:
 
 
 def parse_stream_message(text: str) -> ParsedRead:
-    """One WebSocket message: `{"read": ..., "table_id"?: ...}`, or the bare read itself."""
+    """One WebSocket message: `{"read": str, "sequence": int, "table_id"?: str}`."""
     if len(text.encode("utf-8", errors="replace")) > MAX_BODY_BYTES:
         detail = f"the message is larger than {MAX_BODY_BYTES} bytes"
         return ParsedRead(
@@ -132,10 +142,8 @@ def parse_stream_message(text: str) -> ParsedRead:
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):
-        data = None
-    if isinstance(data, dict):
-        return _parse_object(data, recordable(text), table_required=False)
-    return ParsedRead(text, None, recordable(text))
+        return ParsedRead(None, None, recordable(text), _invalid("the message is not JSON"))
+    return _parse_object(data, recordable(text), table_required=False)
 
 
 def parse_stream_bytes(data: bytes) -> ParsedRead:
@@ -148,14 +156,25 @@ def parse_stream_bytes(data: bytes) -> ParsedRead:
 def _parse_object(data: object, raw: str, *, table_required: bool) -> ParsedRead:
     if not isinstance(data, dict):
         return ParsedRead(None, None, raw, _invalid("the body must be a JSON object"))
-    read, table_id = data.get("read"), data.get("table_id")
+    read, table_id, sequence = data.get("read"), data.get("table_id"), data.get("sequence")
+    if not _is_sequence(sequence):
+        sequence = None
     if not isinstance(read, str):
-        return ParsedRead(None, None, raw, _invalid("read: a string is required"))
+        return ParsedRead(None, None, raw, _invalid("read: a string is required"), sequence)
+    if sequence is None:
+        detail = f"sequence: a whole number from 1 to {MAX_SEQUENCE} is required"
+        return ParsedRead(None, None, raw, _invalid(detail))
     if table_id is None and not table_required:
-        return ParsedRead(read, None, recordable(read))
+        return ParsedRead(read, None, recordable(read), sequence=sequence)
     if not isinstance(table_id, str):
-        return ParsedRead(None, None, raw, _invalid("table_id: a string is required"))
-    return ParsedRead(read, table_id, recordable(read))
+        problem = _invalid("table_id: a string is required")
+        return ParsedRead(None, None, raw, problem, sequence)
+    return ParsedRead(read, table_id, recordable(read), sequence=sequence)
+
+
+def _is_sequence(value: object) -> bool:
+    # a bool is an int to Python, never a sequence number
+    return type(value) is int and 1 <= value <= MAX_SEQUENCE
 
 
 def _invalid(detail: str) -> BodyProblem:
@@ -165,7 +184,8 @@ def _invalid(detail: str) -> BodyProblem:
 # --------------------------------------------------------------------------- the devices
 @dataclass(frozen=True)
 class Device:
-    """A registered scanner, bound to one table, with what the bounce filter needs."""
+    """A registered scanner, bound to one table, with what the bounce filter and the
+    sequence check need."""
 
     device_id: str
     table_id: str
@@ -174,6 +194,8 @@ class Device:
     last_scan_id: UUID | None = None  # the scan that passed that card on
     last_status: str | None = None  # that scan's verdict so far
     last_read_at: datetime | None = None  # the last read of that card, absorbed ones too
+    active: bool = True  # False once revoked, replaced or moved away
+    last_sequence: int = 0  # the highest sequence accepted since the credential was issued
 
 
 def credential_matches(credential: str | None, credential_hash: str) -> bool:
@@ -182,14 +204,78 @@ def credential_matches(credential: str | None, credential_hash: str) -> bool:
     return hmac.compare_digest(hash_key(credential), credential_hash)
 
 
+@dataclass(frozen=True)
+class Registered:
+    """A registration's events, each with the device whose stream it goes to, and the
+    devices after it (the new one first, then any it retired)."""
+
+    events: list[tuple[str, DeviceRegistered | DeviceRevoked]]
+    devices: list[Device]
+
+
 def register(
-    existing: Device | None, device_id: str, table_id: str, credential_hash: str, actor: str
-) -> tuple[DeviceRegistered, Device]:
-    """(Re-)register a device: a new credential every time, the old one stops working, and
-    the device is bound to `table_id` (which may move it to another table)."""
-    del existing  # re-registering rotates and rebinds; nothing of the old binding survives
-    event = DeviceRegistered(device_id=device_id, table_id=table_id, actor=actor)
-    return event, Device(device_id, table_id, credential_hash)
+    existing: Device | None,
+    active_at_table: Device | None,
+    device_id: str,
+    table_id: str,
+    credential_hash: str,
+    actor: str,
+) -> Registered:
+    """(Re-)register a device as the table's one active scanner: a new credential every
+    time (the old one stops working), bound to `table_id` (which may move it from another
+    table: that binding is revoked, `moved`); the table's other active device, if any, is
+    retired (`replaced`). The sequence starts again with the new credential."""
+    events: list[tuple[str, DeviceRegistered | DeviceRevoked]] = []
+    retired: list[Device] = []
+    if existing is not None and existing.active and existing.table_id != table_id:
+        detail = f"moved to table {table_id}"
+        events.append((device_id, _revoked(existing, actor, "moved", detail)))
+    if active_at_table is not None and active_at_table.device_id != device_id:
+        detail = f"replaced by device {device_id}"
+        events.append(
+            (active_at_table.device_id, _revoked(active_at_table, actor, "replaced", detail))
+        )
+        retired.append(replace(active_at_table, active=False))
+    events.append(
+        (device_id, DeviceRegistered(device_id=device_id, table_id=table_id, actor=actor))
+    )
+    return Registered(events, [Device(device_id, table_id, credential_hash), *retired])
+
+
+class DeviceStateError(ValueError):
+    """The device cannot be rotated or revoked as it is (e.g. already revoked)."""
+
+
+def rotate(
+    device: Device, credential_hash: str, actor: str
+) -> tuple[DeviceCredentialRotated, Device]:
+    """A new credential for an active device; the old one stops working, the sequence
+    starts again, the bounce state is forgotten."""
+    if not device.active:
+        raise DeviceStateError(f"device {device.device_id} is revoked; register it again")
+    event = DeviceCredentialRotated(
+        device_id=device.device_id, table_id=device.table_id, actor=actor
+    )
+    return event, Device(device.device_id, device.table_id, credential_hash)
+
+
+def revoke(device: Device, actor: str, detail: str) -> tuple[DeviceRevoked, Device]:
+    """The device may no longer scan; only registering it again brings it back."""
+    if not device.active:
+        raise DeviceStateError(f"device {device.device_id} is already revoked")
+    return _revoked(device, actor, "revoked", detail), replace(device, active=False)
+
+
+def _revoked(
+    device: Device, actor: str, reason: Literal["revoked", "replaced", "moved"], detail: str
+) -> DeviceRevoked:
+    return DeviceRevoked(
+        device_id=device.device_id,
+        table_id=device.table_id,
+        actor=actor,
+        reason=reason,
+        detail=recordable(detail, MAX_DETAIL_CHARS),
+    )
 
 
 # ----------------------------------------------------------------------- judging a read
@@ -200,6 +286,7 @@ class ReadAttempt:
     credential: str | None
     parsed: ParsedRead
     received_at: datetime
+    round_id: str | None = None  # the round the gateway believes in play at the device's table
 
 
 @dataclass(frozen=True)
@@ -266,6 +353,10 @@ def authenticate(device: Device | None, attempt: ReadAttempt) -> Refuse | None:
         )
         event = _rejected(attempt, device.device_id, device.table_id, "bad_credential", detail)
         return Refuse(event, 401, "bad_credential", detail)
+    if not device.active:  # told only to the holder of its last credential
+        detail = f"device {device.device_id!r} is revoked"
+        event = _rejected(attempt, device.device_id, device.table_id, "revoked_device", detail)
+        return Refuse(event, 401, "revoked_device", detail)
     return None
 
 
@@ -279,6 +370,14 @@ def decide_read(device: Device | None, attempt: ReadAttempt, window_seconds: flo
         problem = parsed.problem or _invalid("no read")
         event = _rejected(attempt, device.device_id, device.table_id, "unreadable", problem.detail)
         return Refuse(event, problem.status, problem.code, problem.detail)
+    assert parsed.sequence is not None  # a read without one is a problem (above)
+    if parsed.sequence <= device.last_sequence:
+        # a replayed or reordered read: refused whatever it holds (decision 0055)
+        detail = (
+            f"sequence {parsed.sequence} is not above the device's last, {device.last_sequence}"
+        )
+        event = _rejected(attempt, device.device_id, device.table_id, "stale_sequence", detail)
+        return Refuse(event, 409, "stale_sequence", detail)
     if parsed.table_id is not None and parsed.table_id != device.table_id:
         detail = (
             f"the read names table {recordable(parsed.table_id)!r};"
@@ -303,6 +402,8 @@ def decide_read(device: Device | None, attempt: ReadAttempt, window_seconds: flo
             scan_id=attempt.scan_id,
             device_id=device.device_id,
             table_id=device.table_id,
+            round_id=attempt.round_id,
+            sequence=parsed.sequence,
             card=card,
             raw=parsed.raw,
             scanned_at=now,
@@ -318,15 +419,22 @@ def _rejected(
         device_id=device_id,
         table_id=table_id,
         raw=attempt.parsed.raw,
+        sequence=attempt.parsed.sequence,
         reason=reason,
         detail=recordable(detail, MAX_DETAIL_CHARS),
         scanned_at=attempt.received_at,
     )
 
 
+_KEEPS_SEQUENCE = frozenset(
+    {"unknown_device", "bad_credential", "revoked_device", "stale_sequence"}
+)
+
+
 def evolve(device: Device, event: CardScanned | ScanRejected) -> Device:
     """The device after one of its reads: a passed-on card starts a new bounce window, an
-    absorbed one extends it; other rejections change nothing."""
+    absorbed one extends it; an authenticated read with a fresh sequence number raises the
+    device's last one (whatever became of it); other rejections change nothing."""
     if isinstance(event, CardScanned):
         return replace(
             device,
@@ -334,7 +442,10 @@ def evolve(device: Device, event: CardScanned | ScanRejected) -> Device:
             last_scan_id=event.scan_id,
             last_status="pending",
             last_read_at=event.scanned_at,
+            last_sequence=event.sequence,
         )
+    if event.sequence is not None and event.reason not in _KEEPS_SEQUENCE:
+        device = replace(device, last_sequence=max(device.last_sequence, event.sequence))
     if event.reason == "duplicate_read":
         return replace(device, last_read_at=event.scanned_at)
     return device

@@ -10,14 +10,12 @@ from fastapi import (
     APIRouter,
     Depends,
     Header,
-    HTTPException,
     Request,
     WebSocket,
     WebSocketDisconnect,
 )
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from scanner_gateway.domain import (
     ID_PATTERN,
@@ -28,14 +26,11 @@ from scanner_gateway.domain import (
     parse_stream_message,
 )
 from scanner_gateway.handlers import Answer, Gateway
-from teenpatti.http import ProblemError, problem_response
+from teenpatti.http import KeyHolder, ProblemError, problem_response
 from teenpatti.kernel.dependencies import Supervisor, provide, provide_ws
 
 router = APIRouter()
 
-# no route needs more; a larger body is refused while it arrives (POST /scans reads its
-# own body with the smaller read limit, so that an oversized read is still recorded)
-MAX_REQUEST_BYTES = 64 * 1024
 POLICY_VIOLATION = 1008
 
 
@@ -65,6 +60,22 @@ class DevicePublic(BaseModel):
     registered_by: str
     last_card: str | None
     last_read_at: datetime | None
+    active: bool  # the table's one active device; False once revoked, replaced or moved
+    last_sequence: int  # the highest sequence number accepted since the credential was issued
+    retired_at: datetime | None
+    retired_reason: str | None  # revoked, replaced
+
+
+class DeviceRevoke(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    reason: Annotated[str, Field(min_length=1, max_length=300)]
+
+
+class DeviceRevokedPublic(BaseModel):
+    device_id: str
+    table_id: str
+    active: bool
 
 
 class ScanRequest(BaseModel):
@@ -73,12 +84,23 @@ class ScanRequest(BaseModel):
 
     read: Annotated[str, Field(description="what the scanner read, e.g. `AS`, `10♥`")]
     table_id: str
+    sequence: Annotated[
+        int,
+        Field(
+            ge=1,
+            le=2**63 - 1,
+            description="the device's number for this read, above every number it sent"
+            " since its credential was issued (a replayed or reordered read is refused)",
+        ),
+    ]
 
 
 @router.post("/devices", status_code=201)
 async def register_device(
     body: DeviceCreate, gateway: GatewayDep, supervisor: Supervisor
 ) -> DeviceCredential:
+    supervisor.require_table(body.table_id, "/devices")
+    await _require_device_scope(gateway, supervisor, body.device_id, "/devices")  # a move
     registration = await gateway.register_device(body.device_id, body.table_id, supervisor.name)
     return DeviceCredential(
         device_id=registration.device_id,
@@ -90,14 +112,55 @@ async def register_device(
 
 @router.get("/devices")
 async def list_devices(gateway: GatewayDep, supervisor: Supervisor) -> list[DevicePublic]:
-    return [DevicePublic(**vars(row)) for row in await gateway.devices()]
+    """The devices of the tables the key may act on."""
+    rows = await gateway.devices()
+    return [DevicePublic(**vars(row)) for row in rows if supervisor.may_act_on(row.table_id)]
+
+
+async def _require_device_scope(
+    gateway: Gateway, supervisor: KeyHolder, device_id: str, path: str
+) -> None:
+    """A key scoped to some tables acts only on the devices registered to them."""
+    if supervisor.tables is None:
+        return
+    for row in await gateway.devices():
+        if row.device_id == device_id:
+            supervisor.require_table(row.table_id, path)
+
+
+@router.post("/devices/{device_id}/rotate")
+async def rotate_credential(
+    device_id: str, gateway: GatewayDep, supervisor: Supervisor
+) -> DeviceCredential:
+    """A new credential for the device (shown once); the old one stops working at once."""
+    await _require_device_scope(gateway, supervisor, device_id, f"/devices/{device_id}/rotate")
+    registration = await gateway.rotate_credential(device_id, supervisor.name)
+    return DeviceCredential(
+        device_id=registration.device_id,
+        table_id=registration.table_id,
+        credential=registration.credential,
+        rotated=True,
+    )
+
+
+@router.post("/devices/{device_id}/revoke")
+async def revoke_device(
+    device_id: str, body: DeviceRevoke, gateway: GatewayDep, supervisor: Supervisor
+) -> DeviceRevokedPublic:
+    """The device may no longer scan; registering it again (`POST /devices`) brings it back."""
+    await _require_device_scope(gateway, supervisor, device_id, f"/devices/{device_id}/revoke")
+    device = await gateway.revoke_device(device_id, supervisor.name, body.reason)
+    return DeviceRevokedPublic(
+        device_id=device.device_id, table_id=device.table_id, active=device.active
+    )
 
 
 _SCAN_RESPONSES: dict[int | str, dict[str, object]] = {
     200: {"model": ScanAnswer, "description": "registered, refused or rescan"},
     202: {"model": ScanAnswer, "description": "pending: ask GET /scans/{scan_id} later"},
-    401: {"description": "unknown_device or bad_credential (recorded)"},
+    401: {"description": "unknown_device, bad_credential or revoked_device (recorded)"},
     403: {"description": "wrong_table (recorded)"},
+    409: {"description": "stale_sequence: a replayed or reordered read (recorded)"},
     413: {"description": "payload_too_large (recorded)"},
     422: {"description": "invalid_request: not a read (recorded)"},
 }
@@ -142,11 +205,12 @@ async def device_stream(
     websocket: WebSocket,
     device_id: str,
     gateway: Annotated[Gateway, Depends(provide_ws(Gateway))],
-    credential: str | None = None,
 ) -> None:
     """One read per text message, each answered with the same JSON as `POST /scans` (or
-    its problem). A bad device or credential is recorded, then closed with 1008."""
+    its problem). The credential comes in the `Authorization: Bearer` header, never in the
+    URL. A bad device or credential is recorded, then closed with 1008."""
     path = websocket.url.path
+    credential = _bearer(websocket.headers.get("authorization"))
     await websocket.accept()
     try:
         await gateway.open_stream(device_id, credential)
@@ -212,40 +276,3 @@ async def _read_body(request: Request, limit: int) -> tuple[bytes, bool]:
         if size > limit:
             return b"".join(chunks)[:limit], True
     return b"".join(chunks), False
-
-
-class BodyTooLargeError(ProblemError, HTTPException):
-    # an HTTPException too, so that FastAPI passes it on from body parsing as it is
-    def __init__(self, limit: int) -> None:
-        detail = f"the request body is larger than {limit} bytes"
-        ProblemError.__init__(self, 413, "payload_too_large", detail)
-        HTTPException.__init__(self, 413, detail)
-
-
-class BodyLimitMiddleware:
-    """Refuses (413 problem) a request body that grows past `limit` bytes as it arrives,
-    whatever its Content-Length says, before any route buffers it."""
-
-    def __init__(
-        self, app: ASGIApp, limit: int = MAX_REQUEST_BYTES, exempt: frozenset[str] = frozenset()
-    ) -> None:
-        self._app = app
-        self._limit = limit
-        self._exempt = exempt  # routes that bound their own reading
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] in self._exempt:
-            await self._app(scope, receive, send)
-            return
-        received = 0
-
-        async def limited_receive() -> Message:
-            nonlocal received
-            message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > self._limit:
-                    raise BodyTooLargeError(self._limit)
-            return message
-
-        await self._app(scope, limited_receive, send)

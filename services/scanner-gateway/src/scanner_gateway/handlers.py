@@ -21,6 +21,7 @@ from scanner_gateway.domain import (
     Absorb,
     Decision,
     Device,
+    DeviceStateError,
     ParsedRead,
     PassOn,
     ReadAttempt,
@@ -34,10 +35,13 @@ from scanner_gateway.domain import (
     is_valid_id,
     register,
     rescan_answer,
+    revoke,
+    rotate,
     stream_of_device,
     stream_of_reads,
     stream_of_unknown_device,
 )
+from teenpatti.events.catalog import DeviceCredentialRotated, DeviceRegistered, DeviceRevoked
 from teenpatti.eventsourcing import AsyncpgEventStore
 from teenpatti.http import ProblemError, hash_key
 from teenpatti.observability.metrics import SCAN_TO_VERDICT, VERDICTS_PENDING
@@ -79,23 +83,76 @@ class Gateway:
 
     # ---------------------------------------------------------------------------- devices
     async def register_device(self, device_id: str, table_id: str, actor: str) -> Registration:
+        """The table's one active device from now on, with a new credential; the device the
+        table had is retired, and the device's own binding elsewhere revoked."""
         credential = secrets.token_urlsafe(24)
-        stream_id = stream_of_device(device_id)
         async with self._pool.acquire() as connection, connection.transaction():
-            version = await self._store.lock_stream(stream_id, connection=connection)
+            # registrations at one table queue here (one active device per table)
+            await self._store.lock_stream(f"devices-of-{table_id}", connection=connection)
             existing = await db.load_device(connection, device_id)
-            event, device = register(existing, device_id, table_id, hash_key(credential), actor)
-            now = await db.clock(connection)
-            await self._store.append(
-                stream_id,
-                version,
-                [event],
-                table_id=table_id,
-                occurred_at=now,
-                connection=connection,
+            active = await db.lock_active_device(connection, table_id)
+            registered = register(
+                existing, active, device_id, table_id, hash_key(credential), actor
             )
-            await db.save_registration(connection, device, actor=actor, at=now)
+            now = await db.clock(connection)
+            for owner, event in registered.events:
+                await self._append_device_event(connection, owner, event, now)
+            new, *retired = registered.devices
+            for device in retired:
+                await db.save_retirement(connection, device.device_id, reason="replaced", at=now)
+            await db.save_registration(connection, new, actor=actor, at=now)
         return Registration(device_id, table_id, credential, rotated=existing is not None)
+
+    async def rotate_credential(self, device_id: str, actor: str) -> Registration:
+        """A new credential for an active device; the old one stops working at once."""
+        credential = secrets.token_urlsafe(24)
+        async with self._pool.acquire() as connection, connection.transaction():
+            device = await self._device_to_change(connection, device_id)
+            try:
+                event, rotated = rotate(device, hash_key(credential), actor)
+            except DeviceStateError as error:
+                raise ProblemError(409, "device_revoked", str(error)) from None
+            now = await db.clock(connection)
+            await self._append_device_event(connection, device_id, event, now)
+            await db.save_registration(connection, rotated, actor=actor, at=now)
+        return Registration(device_id, device.table_id, credential, rotated=True)
+
+    async def revoke_device(self, device_id: str, actor: str, reason: str) -> Device:
+        """The device may no longer scan (its credential and any open stream stop at once)."""
+        async with self._pool.acquire() as connection, connection.transaction():
+            device = await self._device_to_change(connection, device_id)
+            try:
+                event, revoked = revoke(device, actor, reason)
+            except DeviceStateError as error:
+                raise ProblemError(409, "device_revoked", str(error)) from None
+            now = await db.clock(connection)
+            await self._append_device_event(connection, device_id, event, now)
+            await db.save_retirement(connection, device_id, reason="revoked", at=now)
+        return revoked
+
+    async def _device_to_change(self, connection: asyncpg.Connection, device_id: str) -> Device:
+        device = await self._find_device(connection, device_id, lock=True)
+        if device is None:
+            raise ProblemError(404, "unknown_device", f"device {device_id!r} is not registered")
+        return device
+
+    async def _append_device_event(
+        self,
+        connection: asyncpg.Connection,
+        device_id: str,
+        event: DeviceRegistered | DeviceCredentialRotated | DeviceRevoked,
+        now: datetime,
+    ) -> None:
+        stream_id = stream_of_device(device_id)
+        version = await self._store.lock_stream(stream_id, connection=connection)
+        await self._store.append(
+            stream_id,
+            version,
+            [event],
+            table_id=event.table_id,
+            occurred_at=now,
+            connection=connection,
+        )
 
     async def devices(self) -> list[db.DeviceRow]:
         return await db.list_devices(self._pool)
@@ -110,8 +167,8 @@ class Gateway:
         received = time.perf_counter()
         scan_id = uuid4()
         async with self._pool.acquire() as connection, connection.transaction():
-            device, now = await self._lock_device(connection, device_id)
-            attempt = ReadAttempt(scan_id, device_id, credential, parsed, now)
+            device, round_id, now = await self._lock_device(connection, device_id)
+            attempt = ReadAttempt(scan_id, device_id, credential, parsed, now, round_id)
             decision = decide_read(device, attempt, self._window)
             await self._record(connection, device, decision)
         answer = await self._answer(decision)
@@ -126,7 +183,7 @@ class Gateway:
         """Check a stream's device and credential when it connects; a refusal is recorded
         (as a read of nothing) and raised as a ProblemError."""
         async with self._pool.acquire() as connection, connection.transaction():
-            device, now = await self._lock_device(connection, device_id)
+            device, _, now = await self._lock_device(connection, device_id)
             attempt = ReadAttempt(uuid4(), device_id, credential, ParsedRead(None, None, ""), now)
             refused = authenticate(device, attempt)
             if refused is not None:
@@ -138,7 +195,11 @@ class Gateway:
         """A device asks again about one of its reads (after a `pending` answer)."""
         async with self._pool.acquire() as connection:
             device = await self._find_device(connection, device_id)
-            if device is None or not credential_matches(credential, device.credential_hash):
+            if (
+                device is None
+                or not device.active
+                or not credential_matches(credential, device.credential_hash)
+            ):
                 raise ProblemError(401, "unauthorized", "unknown device or bad credential")
             row = await db.load_scan(connection, scan_id)
             if row is None or row.device_id != device.device_id:
@@ -160,14 +221,16 @@ class Gateway:
     # -------------------------------------------------------------------------- internals
     async def _lock_device(
         self, connection: asyncpg.Connection, device_id: str
-    ) -> tuple[Device | None, datetime]:
+    ) -> tuple[Device | None, str | None, datetime]:
         # an id that could never be registered is not looked up (nor stored in an index)
         return await db.lock_device(connection, device_id if is_valid_id(device_id) else None)
 
-    async def _find_device(self, connection: asyncpg.Connection, device_id: str) -> Device | None:
+    async def _find_device(
+        self, connection: asyncpg.Connection, device_id: str, *, lock: bool = False
+    ) -> Device | None:
         if not is_valid_id(device_id):
             return None
-        return await db.load_device(connection, device_id, lock=False)
+        return await db.load_device(connection, device_id, lock=lock)
 
     async def _record(
         self, connection: asyncpg.Connection, device: Device | None, decision: Decision
@@ -186,7 +249,9 @@ class Gateway:
             occurred_at=event.scanned_at,
             connection=connection,
         )
-        if device is None or (isinstance(decision, Refuse) and decision.code == "bad_credential"):
+        if device is None or (
+            isinstance(decision, Refuse) and decision.code in ("bad_credential", "revoked_device")
+        ):
             return  # only an authenticated device's reads are its own to look up
         after = evolve(device, event)
         await db.insert_scan(
@@ -248,6 +313,7 @@ def _row_of(decision: Decision) -> db.ScanRow:
         position=None,
         duplicate_of=duplicate_of,
         received_at=event.scanned_at,
+        sequence=event.sequence,
     )
 
 

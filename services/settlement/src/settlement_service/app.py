@@ -4,6 +4,8 @@ the settlement on `settlement.events`; operators read their bets' settlements ov
 
 from __future__ import annotations
 
+from typing import cast
+
 from teenpatti.events.catalog import (
     SETTLEMENT_EVENTS,
     TABLE_EVENTS,
@@ -14,14 +16,14 @@ from teenpatti.events.catalog import (
     RoundClosed,
     RoundOpened,
 )
-from teenpatti.kernel import Consumption, Kernel, Service, Wiring
+from teenpatti.kernel import Consumption, Kernel, Refusal, Service, Wiring
 from teenpatti.migrations import MigrationSet
 from teenpatti.observability.metrics import SETTLEMENT_HELD_ROUNDS
 
 from .adapters.postgres import held_rounds, held_settlement_problems
 from .config import SettlementSettings
 from .entrypoints import router
-from .handlers import Settlement
+from .handlers import ResolutionRefusedError, Settlement
 from .settler import Settler
 
 
@@ -60,6 +62,11 @@ SERVICE = Service(
     emits=SETTLEMENT_EVENTS,
     routers=[router],
     wire=wire,
+    errors={
+        ResolutionRefusedError: Refusal(
+            status=lambda error: cast(ResolutionRefusedError, error).status
+        )
+    },
 )
 
 

@@ -1,27 +1,30 @@
-"""HTTP routes (thin): an operator's view of settlements. An operator sees only its own bets,
-and a round's totals only over its own bets."""
+"""HTTP routes (thin): an operator's view of settlements (an operator sees only its own bets,
+and a round's totals only over its own bets); two supervisors' resolution of a held round."""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 from uuid import UUID
 
-from fastapi import APIRouter
-from pydantic import BaseModel
+import asyncpg
+from fastapi import APIRouter, Depends
+from pydantic import BaseModel, ConfigDict, Field
 
-from teenpatti.events.catalog import CurrencyTotals
-from teenpatti.http import ProblemError
-from teenpatti.kernel.dependencies import Operator, Pool
+from teenpatti.events.catalog import CurrencyTotals, ResolutionAction
+from teenpatti.http import KeyHolder, ProblemError
+from teenpatti.kernel.dependencies import Operator, Pool, Supervisor, provide
 
 from .adapters.postgres import (
     BetView,
+    Resolution,
     RoundRow,
     find_bet,
     find_round,
     operator_bets_of_round,
 )
 from .domain import currency_totals
+from .handlers import Settlement
 
 SettlementStatus = Literal["pending", "settled"]
 
@@ -70,6 +73,29 @@ class RoundSettlementPublic(RoundSummaryPublic):
 class BetWithRoundPublic(BetSettlementPublic):
     round: RoundSummaryPublic
 
+
+class ResolutionCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    action: ResolutionAction  # release: settle on the facts on record; void: refund all
+    reason: Annotated[str, Field(min_length=1, max_length=500)]
+
+
+class ResolutionPublic(BaseModel):
+    resolution_id: UUID
+    round_id: str
+    action: ResolutionAction
+    reason: str
+    problems: list[str]  # the kinds that held the round when it was asked for
+    requested_by: str
+    requested_at: datetime
+    status: Literal["pending", "confirmed", "superseded"]
+    confirmed_by: str | None
+    confirmed_at: datetime | None
+    outcome: Literal["settled", "waiting", "held"] | None  # once confirmed
+
+
+SettlementDep = Annotated[Settlement, Depends(provide(Settlement))]
 
 router = APIRouter()
 
@@ -134,4 +160,59 @@ def _bet(bet: BetView) -> BetSettlementPublic:
         fraction_kept=bet.fraction_kept,
         odds=bet.odds,
         settled_at=bet.settled_at,
+    )
+
+
+@router.post(
+    "/rounds/{round_id}/settlement/resolutions",
+    response_model=ResolutionPublic,
+    status_code=201,
+)
+async def request_resolution(
+    round_id: str,
+    body: ResolutionCreate,
+    supervisor: Supervisor,
+    settlement: SettlementDep,
+    pool: Pool,
+) -> ResolutionPublic:
+    """Ask to release or void a held round; a second supervisor confirms it."""
+    await _require_scope(pool, round_id, supervisor)
+    async with pool.acquire() as connection, connection.transaction():
+        resolution = await settlement.request_resolution(
+            connection, round_id, body.action, body.reason, supervisor.name
+        )
+    return _resolution(resolution)
+
+
+@router.post(
+    "/rounds/{round_id}/settlement/resolutions/{resolution_id}/confirm",
+    response_model=ResolutionPublic,
+)
+async def confirm_resolution(
+    round_id: str,
+    resolution_id: UUID,
+    supervisor: Supervisor,
+    settlement: SettlementDep,
+    pool: Pool,
+) -> ResolutionPublic:
+    """Confirm another supervisor's request: it is carried out at once."""
+    await _require_scope(pool, round_id, supervisor)
+    async with pool.acquire() as connection, connection.transaction():
+        resolution = await settlement.confirm_resolution(
+            connection, round_id, resolution_id, supervisor.name
+        )
+    return _resolution(resolution)
+
+
+async def _require_scope(pool: asyncpg.Pool, round_id: str, supervisor: KeyHolder) -> None:
+    """The key may act on the round's own table, as recorded (the kernel checked the table
+    its id names)."""
+    round_ = await find_round(pool, round_id)
+    if round_ is not None:
+        supervisor.require_table(round_.table_id)
+
+
+def _resolution(resolution: Resolution) -> ResolutionPublic:
+    return ResolutionPublic.model_validate(
+        {**resolution.__dict__, "problems": list(resolution.problems)}
     )

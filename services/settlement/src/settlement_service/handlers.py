@@ -11,14 +11,20 @@ not at all; a `Settler` appends the other parts, a transaction each (`settler.py
 An identical repeat of a fact (a redelivery under a new event id) changes nothing. A second,
 different version of a fact (another book, result, pay table or bet under the same id) is
 recorded as a `conflicting_*` problem: the first version stays on record and the round is
-held, unsettled, until a person sorts it out.
+held, unsettled, until two supervisors release it (settled on the facts on record) or void
+it (every stake refunded) from the API: `request_resolution`, then `confirm_resolution`
+(docs/decisions/0060-two-supervisors-resolve-a-held-settlement.md).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Protocol
+from uuid import UUID, uuid4
 
 import asyncpg
 
@@ -33,20 +39,56 @@ from teenpatti.events.catalog import (
     RoundClosed,
     RoundOpened,
     RoundSettled,
+    SettlementResolutionRequested,
+    SettlementResolved,
     book_digest,
     registry,
 )
 from teenpatti.eventsourcing import AsyncpgEventStore, ConcurrencyError
 from teenpatti.kernel import Received
 
-from .adapters.postgres import SettlementProjection
-from .domain import Held, PlacedBet, SealedBook, Settle, Waiting, decide
+from .adapters.postgres import Resolution, RoundRow, SettlementProjection
+from .domain import Decision, Held, PlacedBet, RoundFacts, SealedBook, Settle, Waiting, decide
 
 log = logging.getLogger(__name__)
 
 
 def settlement_stream(round_id: str) -> str:
     return f"settlement-{round_id}"
+
+
+def resolution_stream(round_id: str) -> str:
+    """The requests and confirmations that resolve a held round: apart from its settlement
+    stream, whose versions count its parts."""
+    return f"resolution-{round_id}"
+
+
+class Cause(Protocol):
+    """What a settlement's events are appended as caused by: an input event, or the
+    confirmation of a resolution."""
+
+    @property
+    def event_id(self) -> UUID: ...
+
+    @property
+    def correlation_id(self) -> UUID: ...
+
+
+@dataclass(frozen=True)
+class _Appended:
+    event_id: UUID
+    correlation_id: UUID
+
+
+class ResolutionRefusedError(Exception):
+    """A resolution of a held round that is not recorded or not carried out: its problem's
+    status and code."""
+
+    def __init__(self, status: int, code: str, detail: str) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.code = code
+        self.detail = detail
 
 
 def _utc_now() -> datetime:
@@ -223,35 +265,231 @@ class Settlement:
         projection: SettlementProjection,
         round_id: str,
         table_id: str,
-        cause: EventEnvelope,
+        cause: Cause,
     ) -> None:
         round_ = await projection.lock_round(round_id, table_id)  # already ours: a fresh read
+        await self._act(projection, round_, await self._evaluate(projection, round_), cause)
+
+    async def _evaluate(
+        self,
+        projection: SettlementProjection,
+        round_: RoundRow,
+        *,
+        facts: RoundFacts | None = None,
+        despite_conflicts: bool = False,
+    ) -> Decision | None:
+        """What settling the locked round decides now (with `facts` in place of its own);
+        None if it is decided already or conflicting inputs hold it."""
+        round_id = round_.round_id
         if round_.decided:
-            return
+            return None
         # Cheap checks first: during betting every bet placed comes here, and loading every
         # bet of the round each time would cost O(bets²) per round. decide() applies the
         # whole rule once the book is sealed and every bet may be there.
         if round_.book is None:
-            return
+            return Waiting("the bet book is not sealed yet")
         count = await projection.count_bets(round_id)
         if count < round_.book.bet_count:
-            return
-        conflicts = await projection.conflicts(round_id)
-        if conflicts:
-            # Two versions of the same fact: which one is right is for a person to say.
-            log.error("round %s held: conflicting inputs %s", round_id, ", ".join(conflicts))
-            return
+            return Waiting(f"{count} of {round_.book.bet_count} bets received")
+        if not despite_conflicts:
+            conflicts = await projection.conflicts(round_id)
+            if conflicts:
+                # Two versions of the same fact: which one is right is for a person to say.
+                log.error("round %s held: conflicting inputs %s", round_id, ", ".join(conflicts))
+                return None
         book = await self._book_read(projection, round_id, count)
-        decision = decide(round_.facts(), book.bets, self._clock(), book.digest)
+        decision = decide(facts or round_.facts(), book.bets, self._clock(), book.digest)
         if not isinstance(decision, Waiting):
             self._forget(round_id)
+        return decision
+
+    async def _act(
+        self,
+        projection: SettlementProjection,
+        round_: RoundRow,
+        decision: Decision | None,
+        cause: Cause,
+    ) -> None:
         match decision:
+            case None:
+                pass
             case Waiting(reason):
-                log.debug("round %s not ready: %s", round_id, reason)
+                log.debug("round %s not ready: %s", round_.round_id, reason)
             case Held(kind, detail):
-                await _hold(projection, round_id, kind, detail)
+                await _hold(projection, round_.round_id, kind, detail)
             case Settle():
                 await self._settle(projection, decision, round_.table_id, cause)
+
+    # ------------------------------------------------------- resolving a held round
+    async def request_resolution(
+        self,
+        connection: asyncpg.Connection,
+        round_id: str,
+        action: str,
+        reason: str,
+        requested_by: str,
+    ) -> Resolution:
+        """A supervisor asks to release a held round (settle it on the facts on record once
+        they agree) or to void it (refund every stake); recorded, carried out only once
+        another supervisor confirms it. A newer request supersedes a pending one."""
+        projection = SettlementProjection(connection)
+        round_ = await projection.find_round_for_update(round_id)
+        if round_ is None:
+            raise ResolutionRefusedError(404, "unknown_round", f"no round {round_id!r} is known")
+        if round_.decided:
+            raise ResolutionRefusedError(
+                409, "round_not_held", f"round {round_id} is settled already"
+            )
+        problems = await projection.open_problems(round_id)
+        if not problems:
+            raise ResolutionRefusedError(
+                409, "round_not_held", f"no open problem holds round {round_id}"
+            )
+        resolution = Resolution(
+            resolution_id=uuid4(),
+            round_id=round_id,
+            action=action,
+            reason=reason,
+            problems=tuple(problems),
+            requested_by=requested_by,
+            requested_at=self._clock(),
+        )
+        await projection.add_resolution(resolution)
+        await self._append_resolution(
+            projection,
+            round_.table_id,
+            SettlementResolutionRequested(
+                resolution_id=resolution.resolution_id,
+                round_id=round_id,
+                table_id=round_.table_id,
+                action=resolution.action,
+                reason=reason,
+                problems=list(problems),
+                requested_by=requested_by,
+            ),
+        )
+        log.warning(
+            "round %s: %s requested by %s (%s), held by %s",
+            round_id,
+            action,
+            requested_by,
+            resolution.resolution_id,
+            ", ".join(problems),
+        )
+        return resolution
+
+    async def confirm_resolution(
+        self,
+        connection: asyncpg.Connection,
+        round_id: str,
+        resolution_id: UUID,
+        confirmed_by: str,
+    ) -> Resolution:
+        """A second supervisor confirms a pending request, which is then carried out in this
+        transaction. `release`: the round's open problems are closed and the round is
+        settled if its facts on record now agree (else it stays waiting, or held again).
+        `void`: the round is settled as cancelled, every bet refunded, as soon as its book
+        is whole; `SettlementResolved` comes before the settlement, so the wallet learns of
+        the void before it pays the refunds."""
+        projection = SettlementProjection(connection)
+        round_ = await projection.find_round_for_update(round_id)
+        resolution = await projection.resolution_for_update(resolution_id)
+        if round_ is None or resolution is None or resolution.round_id != round_id:
+            raise ResolutionRefusedError(
+                404, "unknown_resolution", f"no resolution {resolution_id} of round {round_id}"
+            )
+        if resolution.status != "pending":
+            raise ResolutionRefusedError(
+                409, "resolution_not_pending", f"resolution {resolution_id} is {resolution.status}"
+            )
+        if confirmed_by == resolution.requested_by:
+            raise ResolutionRefusedError(
+                403,
+                "same_supervisor",
+                f"{confirmed_by} asked for this {resolution.action}: another supervisor confirms",
+            )
+        if round_.decided:
+            raise ResolutionRefusedError(
+                409, "round_not_held", f"round {round_id} is settled already"
+            )
+        both = f"{resolution.requested_by}, {confirmed_by}"
+        decision: Decision | None
+        if resolution.action == "void":
+            voided = dataclasses.replace(
+                round_.facts(), result=None, cancel_reason=f"voided: {resolution.reason}"
+            )
+            decision = await self._evaluate(
+                projection, round_, facts=voided, despite_conflicts=True
+            )
+            if not isinstance(decision, Settle):
+                why = (
+                    decision.detail
+                    if isinstance(decision, Held)
+                    else decision.reason
+                    if isinstance(decision, Waiting)
+                    else "it is decided already"
+                )
+                raise ResolutionRefusedError(
+                    409, "cannot_void", f"round {round_id} cannot be voided yet: {why}"
+                )
+            await projection.set_cancelled(round_id, f"voided: {resolution.reason}")
+            await projection.resolve_problems(round_id, both)
+        else:
+            await projection.resolve_problems(round_id, both)
+            decision = await self._evaluate(projection, round_)
+        outcome = (
+            "settled"
+            if isinstance(decision, Settle)
+            else "held"
+            if isinstance(decision, Held)
+            else "waiting"
+        )
+        confirmed_at = self._clock()
+        await projection.confirm_resolution(resolution_id, confirmed_by, confirmed_at, outcome)
+        cause = await self._append_resolution(
+            projection,
+            round_.table_id,
+            SettlementResolved(
+                resolution_id=resolution_id,
+                round_id=round_id,
+                table_id=round_.table_id,
+                action=resolution.action,
+                reason=resolution.reason,
+                problems=list(resolution.problems),
+                requested_by=resolution.requested_by,
+                confirmed_by=confirmed_by,
+            ),
+        )
+        log.warning(
+            "round %s: %s confirmed by %s (asked by %s): %s",
+            round_id,
+            resolution.action,
+            confirmed_by,
+            resolution.requested_by,
+            outcome,
+        )
+        await self._act(projection, round_, decision, cause)
+        return dataclasses.replace(
+            resolution,
+            status="confirmed",
+            confirmed_by=confirmed_by,
+            confirmed_at=confirmed_at,
+            outcome=outcome,
+        )
+
+    async def _append_resolution(
+        self,
+        projection: SettlementProjection,
+        table_id: str,
+        event: SettlementResolutionRequested | SettlementResolved,
+    ) -> _Appended:
+        stream_id = resolution_stream(event.round_id)
+        version = await self._store.stream_version(stream_id, connection=projection.connection)
+        appended = await self._store.append(
+            stream_id, version, [event], table_id=table_id, connection=projection.connection
+        )
+        (event_id,) = appended.event_ids
+        return _Appended(event_id=event_id, correlation_id=event_id)
 
     async def _book_read(
         self, projection: SettlementProjection, round_id: str, count: int
@@ -285,7 +523,7 @@ class Settlement:
         projection: SettlementProjection,
         decision: Settle,
         table_id: str,
-        cause: EventEnvelope,
+        cause: Cause,
     ) -> None:
         round_id = decision.round.round_id
         stream_id = settlement_stream(round_id)

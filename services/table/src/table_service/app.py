@@ -6,18 +6,27 @@ from __future__ import annotations
 
 from redis.asyncio import Redis
 
-from teenpatti.events.catalog import SCANNER_EVENTS, TABLE_EVENTS, CardScanned
+from teenpatti.events.catalog import (
+    SCANNER_EVENTS,
+    TABLE_EVENTS,
+    CardScanned,
+    DeviceCredentialRotated,
+    DeviceRegistered,
+    DeviceRevoked,
+)
 from teenpatti.eventsourcing import ConcurrencyError
 from teenpatti.kernel import EVERY_EVENT, Consumption, Kernel, Refusal, Service, Wiring
 from teenpatti.migrations import MigrationSet
 from teenpatti.observability.metrics import TABLE_ROUND_STALL, TABLE_ROUNDS
 
+from .adapters.feed_tickets import FeedTickets
 from .adapters.redis_feed import RedisTableFeed
 from .adapters.tables import round_stalls, rounds_by_state
 from .clock import ClockManager
 from .config import TableSettings
-from .consumers import DealScans, MirrorToFeed
+from .consumers import DealScans, MirrorToFeed, RecordScanners
 from .domain.decisions import (
+    FourEyesError,
     InvalidTableConfigError,
     RoundConflictError,
     TableCommandError,
@@ -25,6 +34,7 @@ from .domain.decisions import (
 )
 from .entrypoints import Components, router
 from .handlers import TableService
+from .problems import table_problems
 
 
 async def wire(kernel: Kernel[TableSettings]) -> Wiring:
@@ -33,9 +43,16 @@ async def wire(kernel: Kernel[TableSettings]) -> Wiring:
     clocks = ClockManager(service, settings.clock_poll_seconds, settings.clock_max_nap_seconds)
     service.on_appended = clocks.poke  # a table changed here: its clock learns at once
     feed = RedisTableFeed(kernel.redis, prefix=settings.topic_prefix)
+    scanners = RecordScanners()
     return Wiring(
         subscriptions={
-            SCANNER_EVENTS: {CardScanned: DealScans(service)},
+            SCANNER_EVENTS: {
+                CardScanned: DealScans(service),
+                # which device may scan for which table (decision 0055)
+                DeviceRegistered: scanners,
+                DeviceCredentialRotated: scanners,
+                DeviceRevoked: scanners,
+            },
             TABLE_EVENTS: {EVERY_EVENT: MirrorToFeed(service, feed)},
         },
         # a table's clock runs where its partition of scanner.events is consumed
@@ -43,8 +60,15 @@ async def wire(kernel: Kernel[TableSettings]) -> Wiring:
             SCANNER_EVENTS: Consumption(on_assigned=clocks.assigned, on_revoked=clocks.revoked)
         },
         tasks={"clocks": clocks.run},
-        components=Components(service=service, feed=feed, clocks=clocks),
+        components=Components(
+            service=service,
+            feed=feed,
+            clocks=clocks,
+            tickets=FeedTickets(kernel.redis, prefix=settings.topic_prefix),
+        ),
         on_stop=[clocks.stop],
+        # paused rounds, exposed cards, voids and changes waiting for a second supervisor
+        problems={"table": table_problems(service)},
         gauges={
             TABLE_ROUNDS: lambda: rounds_by_state(kernel.pool),
             TABLE_ROUND_STALL: lambda: round_stalls(kernel.pool),
@@ -64,6 +88,7 @@ SERVICE = Service(
         UnknownTableError: 404,
         InvalidTableConfigError: 422,
         RoundConflictError: 409,
+        FourEyesError: 403,
         TableCommandError: 400,
         ConcurrencyError: Refusal(
             503, "table_busy", "the table changed too often meanwhile; try again"

@@ -84,9 +84,8 @@ class ClockManager:
 
     def poke(self, state: TableState) -> None:
         """The table changed on this instance: its clock learns at once (see `changed`)."""
-        self.changed(
-            state.table_id, state.version, next_clock_time(state, self._service.pause_timeout)
-        )
+        due = next_clock_time(state, self._service.pause_timeout, self._service.dealing_stall)
+        self.changed(state.table_id, state.version, due)
 
     def changed(self, table_id: str, version: int, due: datetime | None) -> None:
         """The table is at `version` now, its next deadline `due`: its clock sleeps until
@@ -205,7 +204,9 @@ class ClockManager:
                 return
             if state.version >= clock.version:
                 clock.version = state.version
-                clock.due = next_clock_time(state, self._service.pause_timeout)
+                clock.due = next_clock_time(
+                    state, self._service.pause_timeout, self._service.dealing_stall
+                )
             await self._sleep_until_due(clock)
 
     async def _sleep_until_due(self, clock: _Clock) -> None:

@@ -49,3 +49,34 @@ class TableSettings(InfrastructureSettings):
         description="Redis connections of one instance: the live state, the feed publisher,"
         " and one per open WebSocket feed (each holds its own subscription).",
     )
+    rtp_ceiling_percent: float = Field(
+        default=97.50,
+        gt=0,
+        le=100,
+        description="Rules: the game's maximum RTP, in percent (two decimals). Opening a table"
+        " or changing its pay table is refused when any bet type's exact RTP (the rules"
+        " engine's PAR sheet), in percent rounded half-up to two decimals as the rules state"
+        " it, is above this (docs/decisions/0057-game-configuration-four-eyes.md).",
+    )
+    max_currencies: int = Field(
+        default=20,
+        ge=1,
+        le=200,
+        description="The most currencies one table's limits may price (every round's events"
+        " carry them all, and must stay far below Kafka's message limit).",
+    )
+    dealing_stall_seconds: float = Field(
+        default=120,
+        gt=0,
+        le=86_400,
+        description="A round dealing without its next card for this long pauses itself"
+        " (`RoundPaused` by `system`) and appears in `GET /problems`; a supervisor resumes or"
+        " voids it.",
+    )
+    paused_round_alert_minutes: float = Field(
+        default=10,
+        gt=0,
+        le=10_080,
+        description="A started round paused for longer than this is flagged `overdue` in"
+        " `GET /problems` (rules: a started round completes, it is never cancelled by itself).",
+    )

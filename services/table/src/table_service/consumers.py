@@ -1,6 +1,8 @@
 """The table's subscriptions, each run by the kernel's consumer inside one Postgres
-transaction: scanned cards (`scanner.events`) become CardDealt/CardRefused, and every table
-event (`table.events`) is mirrored into Redis (the live state and the WebSocket feed)."""
+transaction: scanned cards (`scanner.events`) become CardDealt/CardRefused, the gateway's
+device registrations, rotations and revocations (`scanner.events`) tell which device may
+scan for which table, and every table event (`table.events`) is mirrored into Redis (the
+live state and the WebSocket feed)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from teenpatti.kernel import Received
 from teenpatti.observability.metrics import SCAN_TO_ROUND_CLOSED
 
 from .adapters.redis_feed import FeedUpdate, RedisTableFeed, feed_message
+from .adapters.scanners import DeviceEvent, apply_device_events
 from .adapters.views import state_view
 from .domain.state import stream_id_for
 from .handlers import TableService
@@ -42,6 +45,18 @@ class DealScans:
                 SCAN_TO_ROUND_CLOSED.observe(seconds)
 
         return observe
+
+
+class RecordScanners:
+    """A run of the gateway's device events: the table's view of which device may scan
+    for which table (decision 0055)."""
+
+    async def __call__(
+        self, connection: asyncpg.Connection, received: list[Received[DeviceEvent]]
+    ) -> None:
+        await apply_device_events(
+            connection, [(one.event, one.envelope.stream_version) for one in received]
+        )
 
 
 class MirrorToFeed:

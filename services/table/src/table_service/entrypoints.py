@@ -8,6 +8,7 @@ import json
 import logging
 from dataclasses import dataclass
 from typing import Annotated, Any
+from uuid import UUID
 
 from fastapi import APIRouter, Depends, Query, Response, WebSocket
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -15,12 +16,13 @@ from redis.asyncio.client import PubSub
 from redis.exceptions import RedisError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
-from teenpatti.http import KeyHolder, ProblemError
-from teenpatti.kernel.dependencies import Supervisor, api_keys, holder_of, provide, provide_ws
+from teenpatti.http import KeyHolder, ProblemError, record_refusal
+from teenpatti.kernel.dependencies import Supervisor, authenticate, holder_of, provide, provide_ws
 
+from .adapters.feed_tickets import FeedTickets
 from .adapters.redis_feed import FeedMessage, RedisTableFeed, feed_message
 from .adapters.tables import TableSummary
-from .adapters.views import ConfigView, RoundView, state_view
+from .adapters.views import ConfigView, PendingChangeView, RoundView, state_view
 from .clock import ClockManager
 from .domain.decisions import OpenTable
 from .domain.state import TableState, TableStatus
@@ -45,6 +47,7 @@ class Components:
     service: TableService
     feed: RedisTableFeed
     clocks: ClockManager
+    tickets: FeedTickets
 
 
 Parts = Annotated[Components, Depends(provide(Components))]
@@ -83,6 +86,7 @@ class TablePublic(BaseModel):
     closed_reason: str | None
     config: ConfigView | None
     round: RoundView | None
+    pending_change: PendingChangeView | None
 
     @classmethod
     def of(cls, state: TableState) -> TablePublic:
@@ -99,6 +103,13 @@ class EventPage(BaseModel):
     table_id: str
     after: int
     events: list[FeedMessage]
+
+
+class FeedTicket(BaseModel):
+    """Opens `WS /tables/{table_id}/feed?ticket=...` once, within `expires_in_seconds`."""
+
+    ticket: str
+    expires_in_seconds: int
 
 
 class ClockShare(BaseModel):
@@ -119,12 +130,19 @@ async def get_clocks(_: AnyKey, parts: Parts) -> ClockShare:
     )
 
 
-@router.post("/tables", status_code=201, responses={200: {"model": TablePublic}})
+@router.post(
+    "/tables",
+    status_code=201,
+    responses={200: {"model": TablePublic}, 202: {"model": TablePublic}},
+)
 async def open_table(
     body: TableOpen, holder: Supervisor, parts: Parts, response: Response
 ) -> TablePublic:
     """Open a table (201), or give it a new configuration from its next round (200; nothing
-    changes when it is already open with exactly this one)."""
+    changes when it is already open with exactly this one). A pay table or limits change of
+    an open table, or a pay table other than the published one, is only proposed (202,
+    `pending_change`): another supervisor approves it. Refused (422) above the RTP ceiling."""
+    holder.require_table(body.table_id, "/tables")
     command = OpenTable(
         table_id=body.table_id,
         name=body.name,
@@ -133,15 +151,37 @@ async def open_table(
         limits=body.limits,
         paytable=body.paytable,
     )
-    state, created = await parts.service.open_table(command, holder.name)
-    if not created:
+    opened = await parts.service.open_table(command, holder.name)
+    if opened.proposed is not None:
+        response.status_code = 202
+    elif not opened.created:
         response.status_code = 200
-    return TablePublic.of(state)
+    return TablePublic.of(opened.state)
+
+
+@router.post("/tables/{table_id}/changes/{change_id}/approve")
+async def approve_change(
+    table_id: str, change_id: UUID, holder: Supervisor, parts: Parts
+) -> TablePublic:
+    """Apply a proposed change from the next round: a supervisor other than its proposer."""
+    return TablePublic.of(await parts.service.approve_change(table_id, change_id, holder.name))
+
+
+@router.post("/tables/{table_id}/changes/{change_id}/reject")
+async def reject_change(
+    table_id: str, change_id: UUID, body: Reason, holder: Supervisor, parts: Parts
+) -> TablePublic:
+    """Drop a proposed change (its proposer may withdraw it)."""
+    return TablePublic.of(
+        await parts.service.reject_change(table_id, change_id, holder.name, body.reason)
+    )
 
 
 @router.get("/tables")
-async def get_tables(_: AnyKey, parts: Parts) -> TableList:
-    return TableList(tables=await parts.service.tables())
+async def get_tables(holder: AnyKey, parts: Parts) -> TableList:
+    """The tables the key may act on."""
+    tables = await parts.service.tables()
+    return TableList(tables=[t for t in tables if holder.may_act_on(t["table_id"])])
 
 
 @router.get("/tables/{table_id}")
@@ -199,11 +239,25 @@ async def resume_round(
     return TablePublic.of(await parts.service.resume(table_id, holder.name))
 
 
-@router.post("/tables/{table_id}/cancel")
-async def cancel_round(
+@router.post("/tables/{table_id}/replace-deck")
+async def replace_deck(
     table_id: str, body: Reason, holder: Supervisor, parts: Parts
 ) -> TablePublic:
-    return TablePublic.of(await parts.service.cancel(table_id, holder.name, body.reason))
+    """After a card was exposed during betting: the deck is replaced, the round may resume."""
+    return TablePublic.of(await parts.service.replace_deck(table_id, holder.name, body.reason))
+
+
+@router.post("/tables/{table_id}/cancel", responses={202: {"model": TablePublic}})
+async def cancel_round(
+    table_id: str, body: Reason, holder: Supervisor, parts: Parts, response: Response
+) -> TablePublic:
+    """Void the round in play, every bet refunded. Once a card is dealt it takes two
+    supervisors: the first one's cancel is only a request (202, `void_requested_by`)."""
+    state = await parts.service.cancel(table_id, holder.name, body.reason)
+    r = state.round_in_play
+    if r is not None and r.void_requested_by is not None:
+        response.status_code = 202
+    return TablePublic.of(state)
 
 
 def _require_known(state: TableState) -> None:
@@ -212,17 +266,30 @@ def _require_known(state: TableState) -> None:
 
 
 # ---------------------------------------------------------------------------- WebSocket
+@router.post("/tables/{table_id}/feed/tickets", status_code=201)
+async def issue_feed_ticket(table_id: str, holder: AnyKey, parts: Parts) -> FeedTicket:
+    """A single-use ticket that opens this table's feed within a few seconds, for clients
+    that cannot send a header with a WebSocket (browsers); the key never goes in a URL."""
+    ticket = await parts.tickets.issue(table_id, holder.name)
+    return FeedTicket(ticket=ticket, expires_in_seconds=parts.tickets.ttl_seconds)
+
+
 @router.websocket("/tables/{table_id}/feed")
 async def table_feed(
     websocket: WebSocket,
     table_id: str,
     parts: Annotated[Components, Depends(provide_ws(Components))],
     after: Annotated[int, Query(ge=0, le=MAX_POSITION)] = 0,
-    key: str | None = None,
+    ticket: str | None = None,
 ) -> None:
-    """Every event after `after`, then live ones, in stream order with no gap or repeat."""
+    """Every event after `after`, then live ones, in stream order with no gap or repeat.
+    Opened with the `X-Api-Key` header, or a ticket (`POST .../feed/tickets`), never a key
+    in the URL."""
     try:
-        api_keys(websocket).holder(key or websocket.headers.get("x-api-key"))
+        if ticket is not None:
+            await _redeem(parts.tickets, ticket, table_id, websocket.url.path)
+        else:
+            await authenticate(websocket, websocket.headers.get("x-api-key"))
     except ProblemError as error:
         await websocket.accept()
         await websocket.close(code=4401 if error.status == 401 else 4403, reason=error.detail)
@@ -259,6 +326,17 @@ async def table_feed(
         if websocket.client_state is WebSocketState.CONNECTED:
             with contextlib.suppress(Exception):
                 await websocket.close()
+
+
+async def _redeem(tickets: FeedTickets, ticket: str, table_id: str, path: str) -> None:
+    """The ticket opens this table's feed (and is spent), else a 401 problem, recorded."""
+    try:
+        redeemed = await tickets.redeem(ticket)
+    except RedisError as error:
+        raise ProblemError(401, "invalid_ticket", "tickets cannot be checked; retry") from error
+    if redeemed is None or redeemed.table_id != table_id:
+        record_refusal("invalid_ticket", path=path)
+        raise ProblemError(401, "invalid_ticket", "the ticket is unknown, used or expired")
 
 
 async def _stream(

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from decimal import ROUND_HALF_UP, Decimal
+from uuid import UUID, uuid4
 
 import asyncpg
 
 from teenpatti.events import Event
-from teenpatti.events.catalog import BettingClosed, CardScanned, RoundClosed
+from teenpatti.events.catalog import BettingClosed, CardRefused, CardScanned, RoundClosed
 from teenpatti.eventsourcing import (
     AsyncpgEventStore,
     ConcurrencyError,
@@ -26,6 +29,8 @@ from teenpatti.observability.metrics import (
     seconds_between,
 )
 
+from .adapters.scanners import load_scanners, save_sequences
+from .adapters.sealed_cards import seal_cards
 from .adapters.snapshots import save_snapshot
 from .adapters.tables import (
     TableRepository,
@@ -37,15 +42,20 @@ from .adapters.tables import (
 from .config import TableSettings
 from .domain.clock import decide_clock, next_clock_time
 from .domain.decisions import (
+    ConfigPolicy,
     OpenTable,
+    decide_approve_change,
     decide_cancel,
     decide_close_table,
     decide_open_table,
     decide_pause,
+    decide_reject_change,
+    decide_replace_deck,
     decide_resume,
     decide_scan,
     refuse_unknown_table,
 )
+from .domain.scanners import screen_scan
 from .domain.state import (
     TABLE_ID_PATTERN,
     TableState,
@@ -54,6 +64,7 @@ from .domain.state import (
     stream_id_for,
     unknown_table_stream_id,
 )
+from .rtp import exact_rtp, warm
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +76,16 @@ MAX_ATTEMPTS = 20
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class Opened:
+    """What `POST /tables` did: the table after it, whether it was new, and the change
+    proposed (None: applied at once, or nothing to do)."""
+
+    state: TableState
+    created: bool
+    proposed: UUID | None
 
 
 class TableService:
@@ -80,6 +101,14 @@ class TableService:
         self.clock = clock
         self.repository = TableRepository(store)
         self.pause_timeout = timedelta(seconds=settings.pause_timeout_seconds)
+        self.dealing_stall = timedelta(seconds=settings.dealing_stall_seconds)
+        self.policy = ConfigPolicy(
+            rtp_of=exact_rtp,
+            rtp_ceiling_percent=Decimal(str(settings.rtp_ceiling_percent)).quantize(
+                Decimal("0.01"), rounding=ROUND_HALF_UP
+            ),
+            max_currencies=settings.max_currencies,
+        )
         # told the table id after each append here (the clock manager starts clocks at once)
         self.on_appended: Callable[[TableState], None] | None = None
 
@@ -106,17 +135,40 @@ class TableService:
         return await list_tables(self.store.pool)
 
     # -------------------------------------------------------------- commands (HTTP)
-    async def open_table(self, command: OpenTable, actor: str) -> tuple[TableState, bool]:
-        """The table after the command, and whether it was new."""
+    async def open_table(self, command: OpenTable, actor: str) -> Opened:
+        """Open or reconfigure the table, or propose the change for a second supervisor."""
+        await warm()
         created = False
+        change_id = uuid4()
 
         def decide(state: TableState, now: datetime) -> list[Event]:
             nonlocal created
             created = state.status is TableStatus.UNKNOWN
-            return decide_open_table(state, command, actor)
+            return decide_open_table(state, command, actor, self.policy, change_id)
 
         state, _ = await self.execute(command.table_id, decide)
-        return state, created
+        pending = state.pending_change
+        proposed = change_id if pending is not None and pending.change_id == change_id else None
+        return Opened(state, created and state.status is TableStatus.OPEN, proposed)
+
+    async def approve_change(self, table_id: str, change_id: UUID, actor: str) -> TableState:
+        await warm()
+        state, _ = await self.execute(
+            table_id, lambda s, _: decide_approve_change(s, change_id, actor, self.policy)
+        )
+        return state
+
+    async def reject_change(
+        self, table_id: str, change_id: UUID, actor: str, reason: str
+    ) -> TableState:
+        state, _ = await self.execute(
+            table_id, lambda s, _: decide_reject_change(s, change_id, actor, reason)
+        )
+        return state
+
+    async def replace_deck(self, table_id: str, actor: str, reason: str) -> TableState:
+        state, _ = await self.execute(table_id, lambda s, _: decide_replace_deck(s, actor, reason))
+        return state
 
     async def close_table(self, table_id: str, actor: str, reason: str) -> TableState:
         state, _ = await self.execute(table_id, lambda s, _: decide_close_table(s, actor, reason))
@@ -142,7 +194,7 @@ class TableService:
         decided: list[tuple[TableState, list[Event]]] = []  # the last decision taken
 
         def decide(state: TableState, now: datetime) -> list[Event]:
-            events = decide_clock(state, now, self.pause_timeout)
+            events = decide_clock(state, now, self.pause_timeout, self.dealing_stall)
             decided[:] = [(state, events)]
             return events
 
@@ -165,14 +217,20 @@ class TableService:
         writes to them (so what is read is committed), and all their cards appended in one
         statement. A ConcurrencyError rolls the transaction back and the consumer handles
         them again. Returns, for each round a scan closed, the seconds from that scan (its
-        `scanned_at`) to its RoundClosed."""
+        `scanned_at`) to its RoundClosed.
+
+        A scan is first screened (`screen_scan`: the table's active device, a fresh sequence
+        number, the round in play), and only then decided by the round's rules."""
         by_table: dict[str, list[CardScanned]] = {}
         for scan in scans:
             by_table.setdefault(scan.table_id, []).append(scan)
         states = await self.repository.load_many(list(by_table), connection=connection)
+        scanners = await load_scanners(connection, (scan.device_id for scan in scans))
+        heard: set[str] = set()  # devices whose sequence moved
         now = self.clock()
         dealt: list[tuple[TableState, list[Event]]] = []
         closed: list[float] = []
+        sealed: list[tuple[CardScanned, CardRefused]] = []  # their values kept in the store
         for table_id, mine in by_table.items():
             state = states[table_id]
             if state.status is TableStatus.UNKNOWN:
@@ -182,7 +240,20 @@ class TableService:
             events: list[Event] = []
             after = state
             for scan in mine:
-                decided = decide_scan(after, scan, now)
+                screened = screen_scan(scanners.get(scan.device_id), scan, after)
+                if screened.scanner is not None and screened.scanner != scanners.get(
+                    scan.device_id
+                ):
+                    scanners[scan.device_id] = screened.scanner
+                    heard.add(scan.device_id)
+                decided: list[Event]
+                if screened.refusal is not None:
+                    decided = [screened.refusal]
+                else:
+                    decided = decide_scan(after, scan, now)
+                    sealed += [
+                        (scan, e) for e in decided if isinstance(e, CardRefused) and e.card is None
+                    ]
                 after = evolve_all(after, decided, now)
                 events += decided
                 if any(isinstance(event, RoundClosed) for event in decided):
@@ -191,6 +262,8 @@ class TableService:
                 dealt.append((state, events))
         if dealt:
             await self._append_many(connection, dealt, now)
+        await seal_cards(connection, sealed)
+        await save_sequences(connection, (scanners[device] for device in heard))
         return closed
 
     async def _refuse_unknown_table(
@@ -200,10 +273,12 @@ class TableService:
         # no stream, so the verdict goes to a stream of its own that never becomes a table.
         stream_id = unknown_table_stream_id(scan.table_id)
         version = await self.store.stream_version(stream_id, connection=connection)
+        refused = refuse_unknown_table(scan)
+        await seal_cards(connection, [(scan, refused)])
         await self.store.append(
             stream_id,
             version,
-            [refuse_unknown_table(scan)],
+            [refused],
             table_id=scan.table_id,
             occurred_at=now,
             connection=connection,
@@ -268,7 +343,11 @@ class TableService:
         await save_tables(
             connection,
             [
-                (new, self.partition_of(new.table_id), next_clock_time(new, self.pause_timeout))
+                (
+                    new,
+                    self.partition_of(new.table_id),
+                    next_clock_time(new, self.pause_timeout, self.dealing_stall),
+                )
                 for new in new_states
             ],
         )

@@ -17,6 +17,7 @@ from teenpatti.events.catalog import (
     RoundOpened,
     RoundPaused,
     RoundResumed,
+    SettlementResolved,
 )
 from teenpatti.kernel import Consumption, Kernel, Refusal, Service, Wiring
 from teenpatti.migrations import MigrationSet
@@ -41,7 +42,11 @@ async def wire(kernel: Kernel[WalletSettings]) -> Wiring:
                 RoundPaused: consumers.round_paused,
                 RoundResumed: consumers.round_resumed,
             },
-            SETTLEMENT_EVENTS: {BetsSettled: consumers.bets_settled},
+            SETTLEMENT_EVENTS: {
+                BetsSettled: consumers.bets_settled,
+                # a held round voided by two supervisors: its refunds follow
+                SettlementResolved: consumers.settlement_resolved,
+            },
         },
         consumption={
             SETTLEMENT_EVENTS: Consumption(max_records=settings.settlement_poll_records),

@@ -22,6 +22,7 @@ from teenpatti.events.catalog import (
     RoundOpened,
     RoundPaused,
     RoundResumed,
+    SettlementResolved,
 )
 from teenpatti.eventsourcing import AsyncpgEventStore, StreamAppend
 from teenpatti.eventsourcing.consumer import AfterCommit, NotYetError
@@ -104,6 +105,11 @@ class WalletConsumers:
             status = await self._seal(
                 connection, envelope, event.round_id, event.table_id, envelope.occurred_at
             )
+            if status == CLOSED:
+                # the first result stands, as in settlement (which holds the round on a
+                # second, other one): the wallet pays by the same cards it settles by
+                log.warning("round %s: RoundClosed again; the first stands", event.round_id)
+                continue
             await db.update_round(
                 connection,
                 event.round_id,
@@ -189,6 +195,29 @@ class WalletConsumers:
         return OPEN
 
     # ------------------------------------------------------------- settlement.events
+    async def settlement_resolved(
+        self, connection: asyncpg.Connection, received: list[Received[SettlementResolved]]
+    ) -> None:
+        """A held round voided by two supervisors at the settlement: the wallet settles its
+        bets as for a cancelled round (every stake refunded, never more), so the refunds that
+        follow it on `settlement.events` are what it computes. A release changes nothing
+        here: the round is settled on the facts the wallet holds too."""
+        for r in received:
+            event = r.event
+            if event.action != "void":
+                continue
+            voided = await db.void_round(
+                connection,
+                event.round_id,
+                f"voided by {event.requested_by} and {event.confirmed_by}: {event.reason}",
+            )
+            log.warning(
+                "round %s voided at settlement (%s): %s",
+                event.round_id,
+                event.resolution_id,
+                "its bets are refunded" if voided else "the wallet holds no book of it",
+            )
+
     async def bets_settled(
         self, connection: asyncpg.Connection, received: list[Received[BetsSettled]]
     ) -> AfterCommit | None:

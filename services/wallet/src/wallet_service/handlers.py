@@ -23,6 +23,7 @@ from .domain.betting import (
     BelowMinimumError,
     BettingClosedError,
     CurrencyNotAcceptedError,
+    ExposureLimitError,
     IdempotencyKeyReusedError,
     InsufficientFundsError,
     InvalidBetError,
@@ -32,6 +33,7 @@ from .domain.betting import (
     UnknownBetError,
     UnknownRoundError,
     WalletError,
+    check_exposure,
     check_funds,
     check_slip_shape,
     fingerprint,
@@ -54,6 +56,7 @@ REFUSAL_STATUS: dict[str, int] = {
     CurrencyNotAcceptedError.code: 422,
     BelowMinimumError.code: 422,
     AboveMaximumError.code: 422,
+    ExposureLimitError.code: 422,
     InvalidBetError.code: 422,
     IdempotencyKeyReusedError.code: 422,
     TransferIdReusedError.code: 422,
@@ -69,6 +72,7 @@ _REFUSALS: dict[str, type[WalletError]] = {
         CurrencyNotAcceptedError,
         BelowMinimumError,
         AboveMaximumError,
+        ExposureLimitError,
         InvalidBetError,
     )
 }
@@ -236,7 +240,7 @@ class Wallet:
                     operator_id,
                     idempotency_key,
                     REFUSAL_STATUS[error.code],
-                    {"code": error.code, "detail": error.detail},
+                    {"code": error.code, "detail": error.detail, "extra": error.extra},
                 )
         assert refusal is not None
         raise refusal
@@ -260,6 +264,15 @@ class Wallet:
             max_bets=self._max_bets,
         )
         account = await db.lock_account(connection, operator_id, slip.player_id, slip.currency)
+        # read under the player's lock: two slips of the player cannot both pass
+        check_exposure(
+            round_,
+            slip.currency,
+            slip.lines,
+            await db.player_round_stakes(
+                connection, operator_id, slip.player_id, round_.round_id, slip.currency
+            ),
+        )
         check_funds(account.balance, total, slip.currency)
         slip_id = uuid4()
         bets = [db.NewBet(uuid4(), line.bet_type, line.stake) for line in slip.lines]
@@ -400,7 +413,7 @@ def _replay(key: str, request_hash: str, stored: db.StoredAnswer) -> dict[str, A
         raise IdempotencyKeyReusedError(f"the Idempotency-Key {key!r} was used for another request")
     if stored.status_code >= 400:
         refusal = _REFUSALS[stored.response["code"]]
-        raise refusal(stored.response["detail"])
+        raise refusal(stored.response["detail"], **stored.response.get("extra", {}))
     return stored.response
 
 

@@ -3,12 +3,16 @@
 `History` collects the decoded events of the four stores; `check_history` recomputes every
 round result with the engine, every bet's settlement from its line of a slip (`BetsPlaced`),
 the round's result (or cancellation) and the pay table in its `RoundOpened`, and checks that
-every bet was settled and paid exactly once, with the settled amount. `check_balances`
-replays the wallet's player streams and compares them with its account and ledger tables.
+every bet was settled and paid exactly once, with the settled amount, and that every round
+was played under a pay table an approved configuration of its table names (`TableOpened`:
+the published pay table, one a second supervisor approved, or one approved there before).
+`check_balances` replays the wallet's player streams and compares them with its account and
+ledger tables.
 """
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -28,6 +32,7 @@ from teenpatti.engine import (
     RulesEngineError,
     parse_cards,
     pay_table_from_mapping,
+    pay_table_to_mapping,
     resolve_round,
     settle_bet,
 )
@@ -38,6 +43,8 @@ from teenpatti.events.catalog import (
     BetsPlaced,
     BetsSettled,
     CardDealt,
+    CardRefused,
+    DeckReplaced,
     FundsDeposited,
     FundsWithdrawn,
     PaidLine,
@@ -47,6 +54,9 @@ from teenpatti.events.catalog import (
     RoundOpened,
     RoundSettled,
     SettledLine,
+    SettlementResolved,
+    TableOpened,
+    VoidRequested,
     book_digest,
     registry,
 )
@@ -55,6 +65,10 @@ from teenpatti.events.contracts import EventContractError
 # What the audit decodes; everything else is only chain-checked.
 AUDITED_TYPES = frozenset(
     {
+        "TableOpened",
+        "CardRefused",
+        "DeckReplaced",
+        "VoidRequested",
         "RoundOpened",
         "CardDealt",
         "RoundClosed",
@@ -66,6 +80,7 @@ AUDITED_TYPES = frozenset(
         "FundsWithdrawn",
         "BetsSettled",
         "RoundSettled",
+        "SettlementResolved",
     }
 )
 
@@ -81,9 +96,18 @@ class Round:
     opened: RoundOpened | None = None
     opened_at: datetime | None = None  # the RoundOpened event's occurred_at
     opened_ref: str = ""
+    # its pay table was named by an approved configuration of its table when it opened
+    paytable_approved: bool = True
+    # a card read during betting and its deck not replaced yet (docs/decisions/0058), and
+    # the first card dealt meanwhile (its ref)
+    exposed: bool = False
+    dealt_while_exposed: str = ""
+    void_requested_by: str | None = None  # the first of a started round's two voiders
     dealt: dict[str, tuple[str, str]] = field(default_factory=dict)  # position -> (card, ref)
     closed: RoundClosed | None = None
     cancelled: RoundCancelled | None = None
+    # two supervisors voided it at the settlement (docs/decisions/0060): its bets refunded
+    voided: SettlementResolved | None = None
     ended_at: datetime | None = None  # occurred_at of RoundClosed / RoundCancelled
     ended_ref: str = ""
 
@@ -115,6 +139,8 @@ class History:
     # when the bet events were stored, by ref (for events that may be newer than another
     # store's snapshot)
     stored_at: dict[str, datetime] = field(default_factory=dict)
+    # table -> the pay tables (canonical JSON) its approved configurations named so far
+    approved_paytables: dict[str, set[str]] = field(default_factory=dict)
 
     def is_recent(self, ref: str, cutoff: datetime) -> bool:
         stored = self.stored_at.get(ref)
@@ -137,12 +163,26 @@ class History:
             return
         ref = row.ref
         match event:
+            case TableOpened():
+                self._approve(event, ref)
             case RoundOpened():
                 round_ = self.round(event.round_id)
                 round_.table_id, round_.opened = event.table_id, event
                 round_.opened_at, round_.opened_ref = row.occurred_at, ref
+                paytable = _canonical(event.paytable)
+                approved = self.approved_paytables.get(event.table_id, set())
+                round_.paytable_approved = paytable == _PUBLISHED_PAYTABLE or paytable in approved
             case CardDealt():
-                self.round(event.round_id).dealt[event.position] = (event.card, ref)
+                round_ = self.round(event.round_id)
+                round_.dealt[event.position] = (event.card, ref)
+                if round_.exposed and not round_.dealt_while_exposed:
+                    round_.dealt_while_exposed = ref
+            case CardRefused() if event.reason == "betting_open" and event.round_id is not None:
+                self.round(event.round_id).exposed = True
+            case DeckReplaced():
+                self.round(event.round_id).exposed = False
+            case VoidRequested():
+                self.round(event.round_id).void_requested_by = event.actor
             case RoundClosed() | RoundCancelled():
                 round_ = self.round(event.round_id)
                 round_.table_id = round_.table_id or event.table_id
@@ -171,6 +211,69 @@ class History:
                     self.settled.setdefault(bet.bet_id, []).append((bet, ref))
             case RoundSettled():
                 self.round_totals.setdefault(event.round_id, []).append((event, ref))
+            case SettlementResolved() if event.action == "void":
+                self.round(event.round_id).voided = event
+
+    def _approve(self, opened: TableOpened, ref: str) -> None:
+        """Docs/decisions/0057: a configuration is approved on the published pay table, with
+        a second supervisor's approval, or on a pay table its table was approved for before."""
+        paytable = _canonical(opened.paytable)
+        approved = self.approved_paytables.setdefault(opened.table_id, set())
+        if opened.approved_by is not None and opened.approved_by == opened.actor:
+            self.findings.append(
+                Finding(
+                    "config",
+                    "self_approved",
+                    f"table {opened.table_id} ({ref})",
+                    f"{opened.actor} approved their own change",
+                )
+            )
+        elif (
+            opened.approved_by is not None
+            or paytable == _PUBLISHED_PAYTABLE
+            or paytable in approved
+        ):
+            approved.add(paytable)
+
+
+def _table_control(round_: Round) -> list[Finding]:
+    """Docs/decisions/0057, 0058: no card dealt after one was exposed during betting until
+    the deck was replaced; a started round voided by two different supervisors."""
+    findings: list[Finding] = []
+    if round_.dealt_while_exposed:
+        findings.append(
+            Finding(
+                "result",
+                "dealt_after_exposure",
+                f"round {round_.round_id} ({round_.dealt_while_exposed})",
+                "a card was dealt after one was exposed during betting, the deck not replaced",
+            )
+        )
+    cancelled = round_.cancelled
+    if cancelled is not None and cancelled.cards_dealt > 0:
+        first = round_.void_requested_by
+        if first is None or first == cancelled.actor:
+            findings.append(
+                Finding(
+                    "result",
+                    "single_supervisor_void",
+                    f"round {round_.round_id} ({round_.ended_ref})",
+                    f"voided after {cancelled.cards_dealt} card(s) by {cancelled.actor}"
+                    f" without another supervisor's request (requested by {first})",
+                )
+            )
+    return findings
+
+
+def _canonical(paytable: Mapping[str, Any]) -> str:
+    try:
+        normalised: Any = pay_table_to_mapping(pay_table_from_mapping(paytable))
+    except RulesEngineError:
+        normalised = paytable  # reported as invalid_paytable by the round that uses it
+    return json.dumps(normalised, sort_keys=True)
+
+
+_PUBLISHED_PAYTABLE = json.dumps(pay_table_to_mapping(PUBLISHED_PAY_TABLE), sort_keys=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -336,7 +439,10 @@ def check_history(history: History, scope: Scope, settled_before: datetime) -> O
             out.findings.append(
                 Finding("result", "closed_and_cancelled", f"round {round_id}", "both in the store")
             )
-        if round_.cancelled is not None:
+        if round_.voided is not None:
+            out.rounds_cancelled += 1
+            results[round_id] = CancelledRound(f"voided: {round_.voided.reason}")
+        elif round_.cancelled is not None:
             out.rounds_cancelled += 1
             results[round_id] = CancelledRound(round_.cancelled.reason)
         elif round_.closed is not None:
@@ -349,6 +455,17 @@ def check_history(history: History, scope: Scope, settled_before: datetime) -> O
             results[round_id] = None
         table, findings = round_pay_table(round_)
         out.findings.extend(findings)
+        out.findings.extend(_table_control(round_))
+        if round_.opened is not None and not round_.paytable_approved:
+            out.findings.append(
+                Finding(
+                    "config",
+                    "unapproved_paytable",
+                    f"round {round_id} ({round_.opened_ref})",
+                    f"played under a pay table no approved configuration of table"
+                    f" {round_.table_id} names",
+                )
+            )
         tables[round_id] = table
         _check_book(history, round_id, bets_by_round.get(round_id, []), due[round_id], out)
         _check_round_totals(history, round_id, bets_by_round.get(round_id, []), out)

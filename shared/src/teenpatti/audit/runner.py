@@ -29,6 +29,7 @@ from teenpatti.events.catalog import (
     WALLET_EVENTS,
 )
 from teenpatti.eventsourcing.store import audit_query, last_checkpoint, store_exists, stream_heads
+from teenpatti.settings import KafkaConnection, kafka_client_options
 
 Progress = Callable[[str], None]
 
@@ -214,7 +215,7 @@ async def run_audit(
     scope: Scope,
     *,
     settle_grace: timedelta = timedelta(seconds=60),
-    kafka_servers: str | None = None,
+    kafka_servers: KafkaConnection | None = None,
     kafka_timeout: float = 60.0,
     progress: Progress | None = None,
     now: datetime | None = None,
@@ -394,7 +395,7 @@ async def _balance_tables(connection: asyncpg.Connection) -> BalanceTables | Non
 
 async def _check_topic(
     spec: StoreSpec,
-    servers: str,
+    servers: KafkaConnection,
     timeout: float,  # noqa: ASYNC109 (bounds the whole read, also documented)
     kept: dict[UUID, _KafkaRow],
     checkpoint: tuple[int, int] | None,
@@ -478,7 +479,7 @@ def _newer_than_snapshot(envelope: dict[str, Any], heads: dict[str, int], recent
 
 
 async def read_topic(
-    servers: str,
+    servers: KafkaConnection,
     topic: str,
     timeout: float,  # noqa: ASYNC109
     progress: Progress | None = None,
@@ -489,7 +490,7 @@ async def read_topic(
 
     consumer = AIOKafkaConsumer(
         topic,
-        bootstrap_servers=servers,
+        **kafka_client_options(servers),
         group_id=None,  # no group: every partition is assigned to this reader
         enable_auto_commit=False,
         auto_offset_reset="earliest",

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Annotated, Any, ClassVar, Literal, TypeVar
 from uuid import UUID
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
 
 from teenpatti import engine
 from teenpatti.events.contracts import Event, EventRegistry
@@ -49,7 +49,20 @@ SixCardHandName = Literal[
 ]
 Outcome = Literal["won", "lost", "push", "refunded"]
 Currency = Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
-MinorUnits = Annotated[int, Field(ge=0)]
+# Money bounds every consumer checks as it decodes (an event beyond them is parked): one stake
+# at most MAX_STAKE; one amount at most what the largest stake returns at the largest odds
+# (10,000:1), so that a part's 1,000 of them still sum within a bigint; a sum (a balance, a
+# round's totals) what a Postgres bigint holds; docs/decisions/0061-money-bounds-and-exposure.md
+MAX_STAKE = 10**11
+MAX_MINOR_UNITS = MAX_STAKE * 10_001
+MAX_TOTAL = 2**63 - 1
+MAX_CURRENCIES = 200  # of a round's limits, a book, a round's totals
+# an id of the money events (round, table, operator, player, transfer): far above any in use
+Identifier = Annotated[str, Field(min_length=1, max_length=200)]
+FractionText = Annotated[str, Field(min_length=1, max_length=50)]  # "p/q", or "0"
+MinorUnits = Annotated[int, Field(ge=0, le=MAX_MINOR_UNITS)]
+Stake = Annotated[int, Field(gt=0, le=MAX_STAKE)]
+Total = Annotated[int, Field(ge=0, le=MAX_TOTAL)]
 Card = Annotated[str, Field(pattern=r"^(10|[2-9JQKA])[SHDC]$")]
 Actor = Annotated[str, Field(min_length=1, max_length=100)]
 
@@ -61,17 +74,17 @@ class _Value(BaseModel):
 class StakeLimit(_Value):
     """The smallest and largest stake accepted on one bet type, in minor units."""
 
-    min: Annotated[int, Field(gt=0)]
-    max: Annotated[int, Field(gt=0)]
+    min: Stake
+    max: Stake
 
 
 # currency -> bet type -> limit; every bet type of every currency is priced
-Limits = dict[Currency, dict[BetTypeName, StakeLimit]]
+Limits = Annotated[dict[Currency, dict[BetTypeName, StakeLimit]], Field(max_length=MAX_CURRENCIES)]
 
 
 class CurrencyTotals(_Value):
-    stake: MinorUnits
-    returned: MinorUnits
+    stake: Total
+    returned: Total
     house_result: int  # stake - returned: positive when the house won
 
 
@@ -98,6 +111,39 @@ class TableOpened(Event):
     limits: Limits
     paytable: dict[str, Any]  # engine.pay_table_to_mapping form
     actor: Actor
+    # the second supervisor who approved this configuration (`ConfigChangeProposed` by
+    # `actor`); None when one sufficed (docs/decisions/0057-game-configuration-four-eyes.md)
+    approved_by: Actor | None = None
+
+
+@registry.register
+class ConfigChangeProposed(Event):
+    """A supervisor proposed a pay table or limits (of an open table, or a pay table other
+    than the published one): it applies once another supervisor approves it (`TableOpened`
+    with `approved_by`), from the next round."""
+
+    event_type: ClassVar[str] = "ConfigChangeProposed"
+    table_id: str
+    change_id: UUID
+    name: str
+    betting_seconds: Annotated[float, Field(gt=0, le=600)]
+    result_pause_seconds: Annotated[float, Field(ge=0, le=600)]
+    limits: Limits
+    paytable: dict[str, Any]  # engine.pay_table_to_mapping form
+    rtp: dict[BetTypeName, str]  # each bet type's exact RTP, "p/q", as the engine computes it
+    actor: Actor
+
+
+@registry.register
+class ConfigChangeRejected(Event):
+    """The proposed change will not apply: rejected by a supervisor (its proposer withdrawing
+    it included)."""
+
+    event_type: ClassVar[str] = "ConfigChangeRejected"
+    table_id: str
+    change_id: UUID
+    actor: Actor
+    reason: Annotated[str, Field(max_length=500)]
 
 
 @registry.register
@@ -146,7 +192,11 @@ class CardRefused(Event):
     table_id: str
     round_id: str | None
     scan_id: UUID
-    card: Card
+    # None when the scan itself is not trusted (a device not registered to the table, another
+    # round's or a stale sequence): its value is kept only in the gateway's store; or when it
+    # was read before betting closed: its value is kept only in the table's store
+    # (docs/decisions/0058-a-card-read-during-betting-is-sealed.md)
+    card: Card | None
     reason: Literal[
         "betting_open",
         "round_paused",
@@ -154,6 +204,10 @@ class CardRefused(Event):
         "no_round_dealing",
         "table_closed",
         "unknown_table",
+        "unregistered_device",
+        "foreign_device",
+        "wrong_round",
+        "stale_sequence",
     ]
     detail: str
 
@@ -189,6 +243,30 @@ class RoundCancelled(Event):
 
 
 @registry.register
+class VoidRequested(Event):
+    """A supervisor asked to void a started round: another supervisor's cancel confirms it."""
+
+    event_type: ClassVar[str] = "VoidRequested"
+    round_id: str
+    table_id: str
+    actor: Actor
+    reason: Annotated[str, Field(max_length=500)]
+    cards_dealt: Annotated[int, Field(ge=1, le=5)]
+
+
+@registry.register
+class DeckReplaced(Event):
+    """After a card was exposed during betting, a supervisor replaced the deck (or the card):
+    the round may resume."""
+
+    event_type: ClassVar[str] = "DeckReplaced"
+    round_id: str
+    table_id: str
+    actor: Actor
+    reason: Annotated[str, Field(max_length=500)]
+
+
+@registry.register
 class RoundClosed(Event):
     event_type: ClassVar[str] = "RoundClosed"
     round_id: str
@@ -221,8 +299,14 @@ class RoundClosed(Event):
 
 
 # ------------------------------------------------------ scanner-gateway -> scanner.events
+# A device's events are one stream (`device-<device_id>`): a consumer applies one only if
+# its stream version is above the last it applied for the device (they travel keyed by
+# table, so a device moved between tables may be heard out of order).
 @registry.register
 class DeviceRegistered(Event):
+    """The table's one active scanner from now on, with a new credential; its scans'
+    sequence starts again."""
+
     event_type: ClassVar[str] = "DeviceRegistered"
     device_id: str
     table_id: str
@@ -230,13 +314,43 @@ class DeviceRegistered(Event):
 
 
 @registry.register
+class DeviceCredentialRotated(Event):
+    """The device's credential was replaced; the old one no longer works, the sequence
+    starts again."""
+
+    event_type: ClassVar[str] = "DeviceCredentialRotated"
+    device_id: str
+    table_id: str
+    actor: Actor
+
+
+@registry.register
+class DeviceRevoked(Event):
+    """The device may no longer scan for `table_id`: revoked by a supervisor, replaced by
+    another device registered to the table, or moved to another table."""
+
+    event_type: ClassVar[str] = "DeviceRevoked"
+    device_id: str
+    table_id: str
+    actor: Actor
+    reason: Literal["revoked", "replaced", "moved"]
+    detail: Annotated[str, Field(max_length=500)]
+
+
+ScanSequence = Annotated[int, Field(ge=1, le=2**63 - 1)]
+
+
+@registry.register
 class CardScanned(Event):
-    """A read the gateway understood, from a known device for its own table."""
+    """A read the gateway understood, from the table's active device, with the device's
+    sequence number and the round the gateway believed in play (None: none)."""
 
     event_type: ClassVar[str] = "CardScanned"
     scan_id: UUID
     device_id: str
     table_id: str
+    round_id: str | None
+    sequence: ScanSequence
     card: Card
     raw: str
     scanned_at: AwareDatetime
@@ -251,8 +365,15 @@ class ScanRejected(Event):
     device_id: str
     table_id: str
     raw: str
+    sequence: ScanSequence | None  # None: the read carried none (or it was not read)
     reason: Literal[
-        "unreadable", "duplicate_read", "unknown_device", "wrong_table", "bad_credential"
+        "unreadable",
+        "duplicate_read",
+        "unknown_device",
+        "wrong_table",
+        "bad_credential",
+        "revoked_device",
+        "stale_sequence",
     ]
     detail: str
     scanned_at: AwareDatetime
@@ -262,26 +383,28 @@ class ScanRejected(Event):
 @registry.register
 class FundsDeposited(Event):
     event_type: ClassVar[str] = "FundsDeposited"
-    transfer_id: str
-    operator_id: str
-    player_id: str
+    transfer_id: Identifier
+    operator_id: Identifier
+    player_id: Identifier
     currency: Currency
     amount: Annotated[int, Field(gt=0)]
-    balance_after: MinorUnits
+    balance_after: Total
 
 
 @registry.register
 class FundsWithdrawn(Event):
     event_type: ClassVar[str] = "FundsWithdrawn"
-    transfer_id: str
-    operator_id: str
-    player_id: str
+    transfer_id: Identifier
+    operator_id: Identifier
+    player_id: Identifier
     currency: Currency
     amount: Annotated[int, Field(gt=0)]
-    balance_after: MinorUnits
+    balance_after: Total
 
 
 SLIP_BETS = 6  # the most bets a slip holds: each of the six bet types at most once
+# the most bets of one round a consumer takes (0061)
+MAX_ROUND_BETS = 10_000_000
 
 
 class SlipBet(_Value):
@@ -289,7 +412,7 @@ class SlipBet(_Value):
 
     bet_id: UUID
     bet_type: BetTypeName
-    stake: Annotated[int, Field(gt=0)]
+    stake: Stake
 
 
 class PlacedLine(_Value):
@@ -297,12 +420,12 @@ class PlacedLine(_Value):
 
     bet_id: UUID
     slip_id: UUID
-    round_id: str
-    table_id: str
-    operator_id: str
-    player_id: str
+    round_id: Identifier
+    table_id: Identifier
+    operator_id: Identifier
+    player_id: Identifier
     bet_type: BetTypeName
-    stake: Annotated[int, Field(gt=0)]
+    stake: Stake
     currency: Currency
     placed_at: AwareDatetime
 
@@ -314,10 +437,10 @@ class BetsPlaced(Event):
 
     event_type: ClassVar[str] = "BetsPlaced"
     slip_id: UUID
-    round_id: str
-    table_id: str
-    operator_id: str
-    player_id: str
+    round_id: Identifier
+    table_id: Identifier
+    operator_id: Identifier
+    player_id: Identifier
     currency: Currency
     placed_at: AwareDatetime
     bets: Annotated[list[SlipBet], Field(min_length=1, max_length=SLIP_BETS)]
@@ -332,11 +455,11 @@ class BetBookClosed(Event):
     """The round's bet book is sealed: no bet for it can commit after this."""
 
     event_type: ClassVar[str] = "BetBookClosed"
-    round_id: str
-    table_id: str
-    bet_count: Annotated[int, Field(ge=0)]
-    total_stake: dict[Currency, MinorUnits]
-    digest: str  # sha256 of the sorted bet ids, hex
+    round_id: Identifier
+    table_id: Identifier
+    bet_count: Annotated[int, Field(ge=0, le=MAX_ROUND_BETS)]
+    total_stake: Annotated[dict[Currency, Total], Field(max_length=MAX_CURRENCIES)]
+    digest: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]  # sha256 of the sorted bet ids
 
 
 def book_digest(bet_ids: Iterable[UUID | str]) -> str:
@@ -361,21 +484,21 @@ class BetPaid(_Value):
     currency: Currency
     amount: MinorUnits
     outcome: Outcome
-    balance_after: MinorUnits
+    balance_after: Total
 
 
 class PaidLine(_Value):
     """A `BetPaid` line whole: the bet's payment, with the round, table and player."""
 
     bet_id: UUID
-    round_id: str
-    table_id: str
-    operator_id: str
-    player_id: str
+    round_id: Identifier
+    table_id: Identifier
+    operator_id: Identifier
+    player_id: Identifier
     currency: Currency
     amount: MinorUnits
     outcome: Outcome
-    balance_after: MinorUnits
+    balance_after: Total
 
 
 @registry.register
@@ -386,10 +509,10 @@ class BetsPaid(Event):
     per slip rather than one per bet."""
 
     event_type: ClassVar[str] = "BetsPaid"
-    round_id: str
-    table_id: str
-    operator_id: str
-    player_id: str
+    round_id: Identifier
+    table_id: Identifier
+    operator_id: Identifier
+    player_id: Identifier
     bets: Annotated[list[BetPaid], Field(min_length=1, max_length=SETTLEMENT_PART)]
 
     def each(self) -> list[PaidLine]:
@@ -403,32 +526,32 @@ class BetSettled(_Value):
     round and table its part shares."""
 
     bet_id: UUID
-    operator_id: str
-    player_id: str
+    operator_id: Identifier
+    player_id: Identifier
     bet_type: BetTypeName
-    stake: Annotated[int, Field(gt=0)]
+    stake: Stake
     currency: Currency
     outcome: Outcome
     returned: MinorUnits
-    fraction_kept: str  # "p/q" of a minor unit, "0" when nothing was rounded away
-    odds: str | None  # the pay line applied, "p/q", when won
+    fraction_kept: FractionText  # "p/q" of a minor unit, "0" when nothing was rounded away
+    odds: FractionText | None  # the pay line applied, "p/q", when won
 
 
 class SettledLine(_Value):
     """A `BetSettled` line whole: the bet settled, with its round and table."""
 
     bet_id: UUID
-    round_id: str
-    table_id: str
-    operator_id: str
-    player_id: str
+    round_id: Identifier
+    table_id: Identifier
+    operator_id: Identifier
+    player_id: Identifier
     bet_type: BetTypeName
-    stake: Annotated[int, Field(gt=0)]
+    stake: Stake
     currency: Currency
     outcome: Outcome
     returned: MinorUnits
-    fraction_kept: str
-    odds: str | None
+    fraction_kept: FractionText
+    odds: FractionText | None
 
 
 @registry.register
@@ -440,8 +563,8 @@ class BetsSettled(Event):
     100 records and is paid a part per transaction."""
 
     event_type: ClassVar[str] = "BetsSettled"
-    round_id: str
-    table_id: str
+    round_id: Identifier
+    table_id: Identifier
     bets: Annotated[list[BetSettled], Field(min_length=1, max_length=SETTLEMENT_PART)]
 
     @classmethod
@@ -469,17 +592,64 @@ class BetsSettled(Event):
 @registry.register
 class RoundSettled(Event):
     event_type: ClassVar[str] = "RoundSettled"
+    round_id: Identifier
+    table_id: Identifier
+    cancelled: bool
+    bet_count: Annotated[int, Field(ge=0, le=MAX_ROUND_BETS)]
+    totals: Annotated[dict[Currency, CurrencyTotals], Field(max_length=MAX_CURRENCIES)]
+    settled_at: AwareDatetime
+
+
+# what two supervisors may do with a round the settlement holds: `release` it (settle it on
+# the facts on record, once they agree) or `void` it (refund every stake)
+ResolutionAction = Literal["release", "void"]
+
+
+@registry.register
+class SettlementResolutionRequested(Event):
+    """A supervisor asks to resolve a round the settlement holds; nothing changes until a
+    second, different supervisor confirms it (`SettlementResolved`)."""
+
+    event_type: ClassVar[str] = "SettlementResolutionRequested"
+    resolution_id: UUID
     round_id: str
     table_id: str
-    cancelled: bool
-    bet_count: Annotated[int, Field(ge=0)]
-    totals: dict[Currency, CurrencyTotals]
-    settled_at: AwareDatetime
+    action: ResolutionAction
+    reason: Annotated[str, Field(min_length=1, max_length=500)]
+    problems: Annotated[list[str], Field(max_length=100)]  # the kinds that held the round
+    requested_by: Actor
+
+
+@registry.register
+class SettlementResolved(Event):
+    """A second supervisor confirmed a resolution. For `void`, it comes before the round's
+    settlement, every bet refunded, which the wallet pays as for a cancelled round."""
+
+    event_type: ClassVar[str] = "SettlementResolved"
+    resolution_id: UUID
+    round_id: str
+    table_id: str
+    action: ResolutionAction
+    reason: Annotated[str, Field(min_length=1, max_length=500)]
+    problems: Annotated[list[str], Field(max_length=100)]
+    requested_by: Actor
+    confirmed_by: Actor
+
+    @model_validator(mode="after")
+    def _two_people(self) -> SettlementResolved:
+        if self.confirmed_by == self.requested_by:
+            raise ValueError("a resolution is confirmed by a supervisor other than its maker")
+        return self
 
 
 __all__ = [
     "ALL_TOPICS",
     "DEALING_ORDER",
+    "MAX_CURRENCIES",
+    "MAX_MINOR_UNITS",
+    "MAX_ROUND_BETS",
+    "MAX_STAKE",
+    "MAX_TOTAL",
     "SCANNER_EVENTS",
     "SETTLEMENT_EVENTS",
     "SETTLEMENT_PART",
@@ -496,8 +666,13 @@ __all__ = [
     "CardDealt",
     "CardRefused",
     "CardScanned",
+    "ConfigChangeProposed",
+    "ConfigChangeRejected",
     "CurrencyTotals",
+    "DeckReplaced",
+    "DeviceCredentialRotated",
     "DeviceRegistered",
+    "DeviceRevoked",
     "FundsDeposited",
     "FundsWithdrawn",
     "Limits",
@@ -511,10 +686,13 @@ __all__ = [
     "RoundSettled",
     "ScanRejected",
     "SettledLine",
+    "SettlementResolutionRequested",
+    "SettlementResolved",
     "SlipBet",
     "StakeLimit",
     "TableClosed",
     "TableOpened",
+    "VoidRequested",
     "book_digest",
     "registry",
 ]

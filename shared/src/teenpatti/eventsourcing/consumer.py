@@ -11,7 +11,8 @@ connections are not the event's fault: those are retried until the database is b
 an event that came before a fact it depends on, which another consumer has yet to take in
 (`NotYetError`): it is rolled back and handled again after a pause, for up to
 `wait_seconds`; past that it is parked like any event that cannot be handled (a forgery
-naming a round that never comes must not hold its partition).
+naming a round that never comes must not hold its partition). A record larger than
+`max_record_bytes` (key and value) is parked unread: no producer of ours sends one.
 
 The handler takes a batch. The records a poll brings (from all its partitions, each in its
 order) are handled together in one transaction (one `processed_events` insert for all, one
@@ -61,6 +62,7 @@ from teenpatti.eventsourcing.store import ConcurrencyError
 from teenpatti.eventsourcing.topics import TYPE_HEADER, VERSION_HEADER
 from teenpatti.observability.metrics import ConsumerMetrics
 from teenpatti.observability.tracing import TRACEPARENT, consuming, parse_traceparent
+from teenpatti.settings import KafkaConnection, kafka_client_options
 from teenpatti.transient import SERVER_UNAVAILABLE
 
 log = logging.getLogger(__name__)
@@ -77,6 +79,8 @@ _TRANSIENT_ERRORS = (
 )
 
 NOT_YET_PAUSE_SECONDS = 1.0
+# as large as the relay's largest record (`relay.DEFAULT_MAX_EVENT_BYTES`)
+DEFAULT_MAX_RECORD_BYTES = 1_000_000
 
 
 class NotYetError(Exception):
@@ -119,7 +123,7 @@ class KafkaEventConsumer:
         *,
         name: str,
         topics: Sequence[str],
-        bootstrap_servers: str,
+        bootstrap_servers: KafkaConnection,
         handler: BatchHandler,
         batches: bool = True,
         after_commit: bool = True,
@@ -133,12 +137,14 @@ class KafkaEventConsumer:
         commit_interval_seconds: float = 0.5,
         on_assigned: PartitionsCallback | None = None,
         on_revoked: PartitionsCallback | None = None,
+        max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
     ) -> None:
         self._pool = pool
+        self._max_record_bytes = max_record_bytes
         self._commit_interval = commit_interval_seconds
         self._name = name
         self._topics = list(topics)
-        self._bootstrap_servers = bootstrap_servers
+        self._kafka_options = kafka_client_options(bootstrap_servers)
         self._handler = handler
         self._batches = batches
         self._after_commit_enabled = after_commit
@@ -175,7 +181,7 @@ class KafkaEventConsumer:
     async def _session(self, stop: asyncio.Event, started: asyncio.Event | None) -> None:
         self._pending_offsets = {}
         kafka = AIOKafkaConsumer(
-            bootstrap_servers=self._bootstrap_servers,
+            **self._kafka_options,
             group_id=self._name,
             client_id=self._name,
             enable_auto_commit=False,
@@ -253,9 +259,23 @@ class KafkaEventConsumer:
         except (UnicodeDecodeError, ValueError):
             return False  # not headers the relay wrote: the value says what it is
 
+    def _oversized(self, record: ConsumerRecord[bytes, bytes]) -> str | None:
+        """Why the record is too large to read, if it is."""
+        size = len(record.key or b"") + len(record.value or b"")
+        if size <= self._max_record_bytes:
+            return None
+        return (
+            f"a record of {size} bytes, over the bound of {self._max_record_bytes}"
+            " (TP_CONSUMER_MAX_RECORD_BYTES): not read"
+        )
+
     async def _process(self, record: ConsumerRecord[bytes, bytes]) -> None:
         if self._passed_over(record):
             self.stats.skipped += 1
+            return
+        oversized = self._oversized(record)
+        if oversized is not None:
+            await self._park(record, oversized)
             return
         try:
             envelope = EventEnvelope.from_json_bytes(record.value or b"")
@@ -290,6 +310,10 @@ class KafkaEventConsumer:
                 await asyncio.sleep(self._retry_backoff_seconds * attempt)
 
     async def _process_batch(self, records: list[ConsumerRecord[bytes, bytes]]) -> None:
+        if any(self._oversized(record) is not None for record in records):
+            # parked unread by the one-by-one path, the others handled as ever
+            await self._process_one_by_one(records, "a record is over the size bound")
+            return
         readable: list[EventEnvelope] = []
         read: list[ConsumerRecord[bytes, bytes]] = []  # their records, for their traces
         passed_over = 0
@@ -431,7 +455,8 @@ class KafkaEventConsumer:
                     record.partition,
                     record.offset,
                     record.key,
-                    record.value,
+                    # an oversized record's beginning only: reading the list stays cheap
+                    None if record.value is None else record.value[: self._max_record_bytes],
                     error,
                 )
                 break

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.partitioner import murmur2
 
+from teenpatti.settings import KafkaConnection, kafka_client_options
+
 TYPE_HEADER = "event_type"  # a record's header: its event's type (UTF-8)
 VERSION_HEADER = "schema_version"  # and its schema version (decimal digits)
 
@@ -26,16 +28,17 @@ class TopicConfigurationError(RuntimeError):
 
 
 async def ensure_topics(
-    bootstrap_servers: str,
+    kafka: KafkaConnection,
     topics: Sequence[str],
     *,
     partitions: int,
     replication_factor: int = 1,
 ) -> None:
-    """Create the missing topics; refuse to run on topics with another partition count."""
+    """Create the missing topics; refuse to run on topics with another partition count.
+    `kafka`: the connection options (`InfrastructureSettings.kafka_options()`)."""
     if partitions < 1:
         raise ValueError(f"partitions must be at least 1, not {partitions}")
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap_servers)
+    admin = AIOKafkaAdminClient(**kafka_client_options(kafka))
     await admin.start()
     try:
         response = await admin.create_topics(

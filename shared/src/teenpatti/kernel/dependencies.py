@@ -1,6 +1,6 @@
 """Request-scoped dependencies every service's routes use: its wired components, its pool,
-the caller's API key. All `async`: FastAPI runs a plain `def` dependency in its thread pool,
-two thread hand-offs per request."""
+the caller's API key and the tables it may act on. All `async`: FastAPI runs a plain `def`
+dependency in its thread pool, two thread hand-offs per request."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from typing import Annotated, TypeVar
 import asyncpg
 from fastapi import Depends, Header, Request, WebSocket
 
-from teenpatti.http import ApiKeys, KeyHolder, ProblemError
+from teenpatti.access.authenticator import Authenticator
+from teenpatti.http import KeyHolder, ProblemError
 
 T = TypeVar("T")
 
@@ -53,17 +54,35 @@ async def _pool(request: Request) -> asyncpg.Pool:
 Pool = Annotated[asyncpg.Pool, Depends(_pool)]
 
 
-def api_keys(connection: Request | WebSocket) -> ApiKeys:
-    keys: ApiKeys = connection.app.state.api_keys
-    return keys
+def authenticator(connection: Request | WebSocket) -> Authenticator:
+    found: Authenticator = connection.app.state.authenticator
+    return found
+
+
+async def authenticate(connection: Request | WebSocket, key: str | None, *roles: str) -> KeyHolder:
+    """The holder of `key`, which must have one of `roles` (any role when none is named) and,
+    when the route's path names a `{table_id}` (or a `{round_id}`, whose table it names), may
+    act on that table: else a 401 or 403 problem, the refusal logged and counted
+    (docs/access.md)."""
+    path = connection.url.path
+    holder = await authenticator(connection).holder(key, roles, path)
+    table_id = connection.path_params.get("table_id")
+    round_id = connection.path_params.get("round_id")
+    if not isinstance(table_id, str) and isinstance(round_id, str):
+        # a round's id is `<table id>-<number>` (table_service.domain.state.round_id_for)
+        table_id = round_id.rpartition("-")[0]
+    if isinstance(table_id, str):
+        holder.require_table(table_id, path)
+    return holder
 
 
 def holder_of(*roles: str) -> Callable[[Request, str | None], Awaitable[KeyHolder]]:
     """A dependency on the holder of the request's `X-Api-Key`, which must have one of
-    `roles` (401 without a known key, 403 with another role)."""
+    `roles` (401 without a valid key, 403 with another role or, on a route whose path names
+    a `{table_id}`, a key scoped to other tables: `authenticate`)."""
 
     async def holder(request: Request, x_api_key: ApiKeyHeader = None) -> KeyHolder:
-        return api_keys(request).holder(x_api_key, *roles)
+        return await authenticate(request, x_api_key, *roles)
 
     return holder
 

@@ -1,7 +1,8 @@
 """What a service holds for a person: one list per service, one shape everywhere.
 
 Every service answers `GET /problems` (a supervisor's key) with what it will not decide on its
-own: the events its consumers parked, and what its `Wiring.problems` sources report (a held
+own: the events its consumers parked, the events of its own its relay set aside as too large
+for Kafka, and what its `Wiring.problems` sources report (a held
 settlement, a round stuck without its next card, an exposed card...). Each problem says what
 it is about, since when, and which calls of the API a person may make about it.
 """
@@ -17,6 +18,7 @@ from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, ConfigDict
 
 from teenpatti.eventsourcing.consumer import parked_events
+from teenpatti.eventsourcing.relay import parked_outbox_events
 from teenpatti.http import ProblemError
 from teenpatti.kernel.dependencies import Supervisor
 
@@ -70,6 +72,30 @@ async def parked_event_problems(pool: asyncpg.Pool, limit: int) -> list[Problem]
     ]
 
 
+async def unpublished_event_problems(pool: asyncpg.Pool, limit: int) -> list[Problem]:
+    """The service's own events its relay set aside: stored, never published, so the
+    services that consume them lack them."""
+    return [
+        Problem(
+            kind="unpublished_event",
+            detail=f"{parked.event_type} of {parked.stream_id} (version"
+            f" {parked.stream_version}, {parked.size_bytes} bytes) was not published to Kafka:"
+            f" {parked.error}",
+            since=parked.parked_at,
+            table_id=parked.table_id,
+            facts={
+                "relay": parked.relay,
+                "event_id": str(parked.event_id),
+                "event_type": parked.event_type,
+                "stream_id": parked.stream_id,
+                "stream_version": parked.stream_version,
+                "size_bytes": parked.size_bytes,
+            },
+        )
+        for parked in await parked_outbox_events(pool, limit=limit)
+    ]
+
+
 def problems_router(name: str) -> APIRouter:
     router = APIRouter(tags=["problems"])
 
@@ -86,9 +112,12 @@ def problems_router(name: str) -> APIRouter:
             raise ProblemError(503, "service_unavailable", "the service is starting or stopping")
         sources: dict[str, ProblemSource] = request.app.state.problem_sources
         found: list[Problem] = await parked_event_problems(kernel.pool, limit)
+        found.extend(await unpublished_event_problems(kernel.pool, limit))
         for source in sources.values():
             found.extend(await source(kernel.pool, limit))
         found.sort(key=lambda problem: problem.since, reverse=True)
+        # a key limited to some tables sees theirs, and what no table is known for
+        found = [p for p in found if p.table_id is None or supervisor.may_act_on(p.table_id)]
         return ProblemsPublic(service=name, items=found[:limit])
 
     return router

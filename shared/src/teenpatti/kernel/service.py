@@ -14,8 +14,9 @@ pool, and the gauges the service reads from its database, `teenpatti.observabili
 the log lines and traces (`teenpatti.observability.logs`, `.tracing`: JSON lines naming the
 service and the request or event in hand; spans per request and per consumed batch),
 problem details at the HTTP edge, `/problems` (what the service holds for a person,
-`teenpatti.kernel.problems`), and the request-scoped dependencies
-(`teenpatti.kernel.dependencies`).
+`teenpatti.kernel.problems`), the request-scoped dependencies
+(`teenpatti.kernel.dependencies`), and the edges: a body limit and rate limits in front of
+every route (`teenpatti.kernel.edges`), timeouts on every Postgres session and Redis command.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from pydantic import BaseModel
 from redis.asyncio import Redis
 from starlette.middleware import Middleware
 
-from teenpatti.events.catalog import ALL_TOPICS
+from teenpatti.access import Authenticator, PostgresKeyLookup
 from teenpatti.eventsourcing import (
     MIGRATIONS as STORE_MIGRATIONS,
 )
@@ -51,7 +52,9 @@ from teenpatti.eventsourcing import (
     kafka_producer,
 )
 from teenpatti.eventsourcing.consumer import PartitionsCallback, parked_by_group
+from teenpatti.eventsourcing.relay import parked_outbox_by_relay
 from teenpatti.http import ApiKeys, ProblemError, install_problem_handlers, problem_response
+from teenpatti.kernel.edges import BodyLimitMiddleware, Rate, RateLimitMiddleware
 from teenpatti.kernel.problems import ProblemSource, problems_router
 from teenpatti.kernel.process import freeze_startup_objects, keep_session
 from teenpatti.kernel.subscriptions import (
@@ -66,6 +69,7 @@ from teenpatti.observability.logs import RequestLogContext, log_context, setup_l
 from teenpatti.observability.metrics import (
     CONTENT_TYPE,
     PARKED_EVENTS,
+    PARKED_OUTBOX_EVENTS,
     READY_CHECKS,
     GaugeFamily,
     GaugeReader,
@@ -166,13 +170,16 @@ class Kernel(Generic[S]):
 
     async def start(self) -> Wiring:
         settings = self.settings
-        settings.refuse_default_secrets()  # before anything connects
+        # before anything connects
+        settings.refuse_default_secrets(redis=self.service.redis is not None)
         setup_tracing(settings, self.service.name)
         self._pool = await asyncpg.create_pool(
             settings.postgres_dsn(self.service.database(settings)),
             min_size=2,
             max_size=settings.pg_pool_size,
             reset=keep_session,
+            # statement, idle-in-transaction and command timeouts (docs/configuration.md)
+            **settings.postgres_pool_options(),
         )
         async with self._pool.acquire() as connection:
             await check(
@@ -181,22 +188,28 @@ class Kernel(Generic[S]):
         self._store = AsyncpgEventStore(self._pool, producer=self.service.name)
         if self.service.redis is not None:
             self._redis = self.service.redis(settings)
-        await _ensure_topics(settings)
-        self._producer = kafka_producer(settings.kafka_servers, client_id=self.service.name)
+        wiring = await self.service.wire(self)
+        # only its own topics: its principal may describe and create no other
+        await _ensure_topics(
+            settings, list(dict.fromkeys([self.service.emits, *wiring.subscriptions]))
+        )
+        self._producer = kafka_producer(settings.kafka_options(), client_id=self.service.name)
         await self._producer.start()
         relay = KafkaOutboxRelay(
             self._store,
             self._producer,
             settings.topic(self.service.emits),
             name=self.service.name,
+            max_event_bytes=settings.kafka_max_event_bytes,
+            renew_producer=self._renew_producer,
         )
         self.spawn("relay", relay.run)
-        wiring = await self.service.wire(self)
         self._ready = wiring.ready
         self.gauges = ScrapedGauges(
             {
                 READY_CHECKS: self._ready_gauge,
                 PARKED_EVENTS: lambda: parked_by_group(self.pool),
+                PARKED_OUTBOX_EVENTS: lambda: parked_outbox_by_relay(self.pool),
                 **wiring.gauges,
             }
         )
@@ -217,7 +230,7 @@ class Kernel(Generic[S]):
             self.pool,
             name=settings.topic(f"{self.service.name}-{topic.split('.')[0]}"),
             topics=[settings.topic(topic)],
-            bootstrap_servers=settings.kafka_servers,
+            bootstrap_servers=settings.kafka_options(),
             handler=dispatcher(handlers),
             batches=settings.consumer_batches,
             after_commit=settings.consumer_after_commit,
@@ -228,9 +241,22 @@ class Kernel(Generic[S]):
             gather_ms=tuning.gather_ms,
             on_assigned=tuning.on_assigned,
             on_revoked=tuning.on_revoked,
+            max_record_bytes=settings.consumer_max_record_bytes,
         )
         self.consumers.append(consumer)
         self.spawn(consumer.name, consumer.run)
+
+    async def _renew_producer(self) -> AIOKafkaProducer:
+        """A new producer for the relay, whose old one Kafka's refusal spoilt (the relay stops
+        the old one)."""
+        producer = kafka_producer(self.settings.kafka_options(), client_id=self.service.name)
+        try:
+            await producer.start()
+        except BaseException:
+            await producer.stop()
+            raise
+        self._producer = producer
+        return producer
 
     def spawn(self, name: str, task: Task) -> None:
         """Run a loop for the life of the service; if it ends early, /ready says so."""
@@ -321,14 +347,16 @@ async def _probe(check: Awaitable[Any]) -> str:
     return "ok"
 
 
-async def _ensure_topics(settings: InfrastructureSettings, attempts: int = 20) -> None:
+async def _ensure_topics(
+    settings: InfrastructureSettings, topics: Sequence[str], attempts: int = 20
+) -> None:
     """Create the topics and wait until Kafka describes them whole: right after creating a
     topic, Kafka may describe it with no partitions yet."""
     for attempt in range(1, attempts + 1):
         try:
             await ensure_topics(
-                settings.kafka_servers,
-                [settings.topic(t) for t in ALL_TOPICS],
+                settings.kafka_options(),
+                [settings.topic(t) for t in topics],
                 partitions=settings.kafka_partitions,
                 replication_factor=settings.kafka_replication_factor,
             )
@@ -365,9 +393,13 @@ class Service(Generic[S]):
     errors: Mapping[type[Exception], int | Refusal] = field(default_factory=dict)
     redis: Callable[[S], Redis] | None = None
     middleware: Sequence[Middleware] = ()
+    # routes that bound their own reading of a body (`teenpatti.kernel.edges`)
+    body_limit_exempt: frozenset[str] = frozenset()
 
     def create_app(self, settings: S | None = None) -> FastAPI:
         settings = settings if settings is not None else self.settings()
+        # its own principal's credentials, where a credentials folder holds them
+        settings = settings.as_principal(self.name)
         service = self
 
         @asynccontextmanager
@@ -387,6 +419,7 @@ class Service(Generic[S]):
                 finally:
                     app.state.components = None
                     await kernel.stop(wiring)
+                    await app.state.authenticator.close()
 
         setup_logging(settings, self.name)  # before uvicorn's first line about the app
         app = FastAPI(
@@ -396,6 +429,7 @@ class Service(Generic[S]):
             middleware=[
                 Middleware(HttpMetricsMiddleware),
                 Middleware(RequestLogContext, service=self.name),
+                *_edges(settings, self.body_limit_exempt),
                 *self.middleware,
             ],
             telemetry=TELEMETRY,
@@ -405,7 +439,12 @@ class Service(Generic[S]):
         app.state.kernel = None
         app.state.components = None
         app.state.problem_sources = {}
-        app.state.api_keys = ApiKeys(settings.api_keys.get_secret_value())
+        # the configured keys, then the access database's (docs/access.md)
+        app.state.authenticator = Authenticator(
+            ApiKeys(settings.api_keys.get_secret_value()),
+            PostgresKeyLookup(settings.postgres_dsn(settings.access_database)),
+            cache_seconds=settings.access_cache_seconds,
+        )
         install_problem_handlers(app)
         for error_class, refusal in self.errors.items():
             app.add_exception_handler(error_class, _refusal_handler(refusal))
@@ -414,6 +453,23 @@ class Service(Generic[S]):
         for router in self.routers:
             app.include_router(router)
         return app
+
+
+def _edges(settings: InfrastructureSettings, exempt: frozenset[str]) -> list[Middleware]:
+    """What one caller may send: the rate limits (where on), then the body limit."""
+    edges = []
+    if settings.rate_limited:
+        edges.append(
+            Middleware(
+                RateLimitMiddleware,
+                per_key=Rate(settings.rate_limit_key_per_second, settings.rate_limit_key_burst),
+                per_address=Rate(
+                    settings.rate_limit_address_per_second, settings.rate_limit_address_burst
+                ),
+            )
+        )
+    edges.append(Middleware(BodyLimitMiddleware, limit=settings.http_max_body_bytes, exempt=exempt))
+    return edges
 
 
 def _refusal_handler(

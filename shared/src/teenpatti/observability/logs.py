@@ -95,6 +95,8 @@ _SECRET = re.compile(
     r"[^\s'\"&,;)}\]]+"
 )
 _URL_PASSWORD = re.compile(r"(\b[a-z][a-z0-9+.-]*://[^:/@\s]+:)[^@\s]+(@)", re.IGNORECASE)
+# a key of the access database wherever it appears: its public id kept (docs/access.md)
+_ACCESS_KEY = re.compile(r"(tp_[0-9a-f]{12}_)[0-9a-f]{64}")
 REDACTED = "[redacted]"
 
 
@@ -102,7 +104,8 @@ def redact(text: str) -> str:
     """`text` with the value of every credential it names replaced by `[redacted]`."""
     if not text:
         return text
-    return _URL_PASSWORD.sub(rf"\1{REDACTED}\2", _SECRET.sub(rf"\1{REDACTED}", text))
+    text = _URL_PASSWORD.sub(rf"\1{REDACTED}\2", _SECRET.sub(rf"\1{REDACTED}", text))
+    return _ACCESS_KEY.sub(rf"\1{REDACTED}", text)
 
 
 def _without_query(value: object) -> object:

@@ -64,6 +64,12 @@ HTTP_REQUEST_SECONDS = Histogram(
 )
 # the route label of a request no route matched (a 404): never the raw path
 UNMATCHED_ROUTE = "<unmatched>"
+HTTP_RATE_LIMITED = Counter(
+    "teenpatti_http_rate_limited_total",
+    "Requests refused with 429 rate_limited (teenpatti.kernel.edges), by the limit they"
+    " exceeded: api_key or address.",
+    ["limit"],
+)
 
 # ------------------------------------------------------------------------------ consumers
 CONSUMER_LAG = Gauge(
@@ -96,6 +102,12 @@ OUTBOX_RELAY_LAG = Gauge(
 OUTBOX_PUBLISHED = Counter(
     "teenpatti_outbox_published_events_total",
     "Events the relay published to Kafka (acknowledged).",
+    ["relay"],
+)
+OUTBOX_SET_ASIDE = Counter(
+    "teenpatti_outbox_set_aside_events_total",
+    "Events the relay set aside instead of publishing them: larger than"
+    " TP_KAFKA_MAX_EVENT_BYTES, or refused by Kafka as too large (parked_outbox_events).",
     ["relay"],
 )
 OUTBOX_RELAY_LEADER = Gauge(
@@ -142,6 +154,16 @@ ROUND_CLOSED_TO_PAID = Histogram(
     buckets=_LATENCY_BUCKETS,
 )
 
+# ------------------------------------------------------------------------------ API keys
+AUTH_FAILURES = Counter(
+    "teenpatti_auth_failures_total",
+    "Requests refused for their API key, by reason: missing, unknown (no such key, or a wrong"
+    " secret for a key id), expired, revoked, wrong_role, out_of_scope (a table the key may"
+    " not act on), access_unavailable (the access database could not be read), invalid_ticket"
+    " (a feed ticket unknown, used or expired).",
+    ["reason"],
+)
+
 # ------------------------------------------------------------------------------ when scraped
 READ_ERRORS = Counter(
     "teenpatti_metrics_read_errors_total",
@@ -170,6 +192,12 @@ PARKED_EVENTS = GaugeFamily(
     "teenpatti_parked_events",
     "Events in the service's parked_events, waiting for a person, by consumer group.",
     ("group",),
+)
+PARKED_OUTBOX_EVENTS = GaugeFamily(
+    "teenpatti_outbox_parked_events",
+    "Events of the service's store that its relay set aside as too large for Kafka, by relay:"
+    " never published, waiting for a person.",
+    ("relay",),
 )
 TABLE_ROUNDS = GaugeFamily(
     "teenpatti_table_rounds",
@@ -362,6 +390,9 @@ class RelayMetrics:
 
     def published(self, events: int) -> None:
         self._published.inc(events)
+
+    def set_aside(self, events: int) -> None:
+        OUTBOX_SET_ASIDE.labels(self._relay).inc(events)
 
     def leading(self, leading: bool) -> None:
         self._leader.set(1 if leading else 0)

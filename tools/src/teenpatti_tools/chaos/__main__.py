@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from teenpatti.settings import InfrastructureSettings
-from teenpatti_tools.chaos.faults import FaultError
+from teenpatti_tools.chaos.faults import FaultError, restore_stack
 from teenpatti_tools.chaos.run import ChaosConfig, run_chaos, write_json
 
 
@@ -56,6 +56,9 @@ def main() -> None:
         print(f"chaos: the run could not finish: {error or type(error).__name__}", file=sys.stderr)
         print(f"chaos: reproduce with {config.reproduce()}", file=sys.stderr)
         sys.exit(2)
+    finally:
+        # whatever happened (an error, Ctrl-C), no part of the stack is left killed
+        restore_stack()
     print(report.format(), end="")
     if args.json is not None:
         write_json(report, args.json)

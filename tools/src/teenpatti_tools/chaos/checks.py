@@ -37,9 +37,19 @@ from teenpatti_tools.simulator import CURRENCY, DEPOSIT, Studio
 # it must have applied: None for every type). The system's path as this check expects it,
 # written apart from the services' subscription tables that it checks.
 CONSUMERS: tuple[tuple[str, str, str, frozenset[str] | None], ...] = (
-    ("table", SCANNER_EVENTS, "table", frozenset({"CardScanned"})),
+    (
+        "table",
+        SCANNER_EVENTS,
+        "table",
+        frozenset({"CardScanned", "DeviceRegistered", "DeviceCredentialRotated", "DeviceRevoked"}),
+    ),
     ("table", TABLE_EVENTS, "table", None),
-    ("scanner-gateway", TABLE_EVENTS, "scanner", frozenset({"CardDealt", "CardRefused"})),
+    (
+        "scanner-gateway",
+        TABLE_EVENTS,
+        "scanner",
+        frozenset({"CardDealt", "CardRefused", "RoundOpened", "RoundClosed", "RoundCancelled"}),
+    ),
     (
         "settlement",
         TABLE_EVENTS,
@@ -62,7 +72,7 @@ CONSUMERS: tuple[tuple[str, str, str, frozenset[str] | None], ...] = (
             }
         ),
     ),
-    ("wallet", SETTLEMENT_EVENTS, "wallet", frozenset({"BetsSettled"})),
+    ("wallet", SETTLEMENT_EVENTS, "wallet", frozenset({"BetsSettled", "SettlementResolved"})),
 )
 KAFKA_TIMEOUT = 120.0
 
@@ -155,7 +165,7 @@ async def audit(settings: InfrastructureSettings, databases: Mapping[str, str]) 
         stores,
         Scope(),
         settle_grace=timedelta(0),
-        kafka_servers=settings.kafka_servers,
+        kafka_servers=settings.kafka_options(),
         kafka_timeout=KAFKA_TIMEOUT,
     )
 
@@ -196,7 +206,7 @@ async def check_consumers(
     for _, topic, _, _ in CONSUMERS:
         if topic not in topics:
             topics[topic] = await read_topic(
-                settings.kafka_servers, settings.topic(topic), KAFKA_TIMEOUT
+                settings.kafka_options(), settings.topic(topic), KAFKA_TIMEOUT
             )
     for service, topic, store, acts_on in CONSUMERS:
         # the kernel's name for the group: <service>-<the topic's first word>

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -27,6 +28,22 @@ class Injected:
     kills: Counter[str] = field(default_factory=Counter)
     log: list[str] = field(default_factory=list)
     unexpected_exits: list[str] = field(default_factory=list)
+
+
+def restore_stack(stack: Path = STACK, timeout: float = 300.0) -> str:
+    """Start again whatever part of the stack is down (`stack.sh up`, which starts only what
+    is not running), synchronously: for a `finally` after a run that failed, was cancelled or
+    timed out, so that no killed Kafka, Postgres or Redis is left behind. Its output."""
+    done = subprocess.run(
+        ["bash", str(stack), "up", *INFRASTRUCTURE],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise FaultError(f"stack.sh up failed ({done.returncode}): {done.stdout[-500:]}")
+    return done.stdout
 
 
 class Faults:

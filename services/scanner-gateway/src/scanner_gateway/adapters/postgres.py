@@ -1,9 +1,11 @@
 """The gateway's projection tables, beside its event store in the same database.
 
-`devices`: one row per registered scanner: its table, its credential's hash, and the last
-card it read (the bounce filter's state, read and written under the row's lock, so every
-gateway instance sees the same window). `scans`: one row per read of a known device with
-its verdict once the table gives one; `GET /scans/{id}` reads it.
+`devices`: one row per registered scanner: its table, its credential's hash, whether it is
+its table's active device, the last sequence number it used, and the last card it read (the
+bounce filter's state, read and written under the row's lock, so every gateway instance sees
+the same window). `scans`: one row per read of a known device with its verdict once the
+table gives one; `GET /scans/{id}` reads it. `table_rounds`: each table's latest round as
+heard on `table.events`, and whether it is in play (stamped on each `CardScanned`).
 """
 
 from __future__ import annotations
@@ -27,9 +29,10 @@ async def clock(connection: asyncpg.Connection) -> datetime:
 # -------------------------------------------------------------------------------- devices
 async def lock_device(
     connection: asyncpg.Connection, device_id: str | None
-) -> tuple[Device | None, datetime]:
+) -> tuple[Device | None, str | None, datetime]:
     """The device (None for `device_id` None or unknown), its row locked until the transaction
-    ends, and the database's clock read once the lock is held."""
+    ends, the round in play at its table (as last heard), and the database's clock read once
+    the lock is held."""
     row = await connection.fetchrow("SELECT * FROM gateway_lock_device($1)", device_id)
     assert row is not None
     device = None
@@ -42,9 +45,11 @@ async def lock_device(
             last_scan_id=row["d_last_scan_id"],
             last_status=row["d_last_status"],
             last_read_at=row["d_last_read_at"],
+            active=row["d_active"],
+            last_sequence=row["d_last_sequence"],
         )
     read_at: datetime = row["read_at"]
-    return device, read_at
+    return device, row["d_round_id"], read_at
 
 
 async def load_device(
@@ -53,11 +58,26 @@ async def load_device(
     """The device; with `lock`, its row stays locked until the transaction ends."""
     row = await connection.fetchrow(
         "SELECT d.device_id, d.table_id, d.credential_hash, d.last_card, d.last_scan_id,"
-        "       d.last_read_at, s.status AS last_status"
+        "       d.last_read_at, s.status AS last_status, d.active, d.last_sequence"
         " FROM devices d LEFT JOIN scans s ON s.scan_id = d.last_scan_id"
         " WHERE d.device_id = $1" + (" FOR UPDATE OF d" if lock else ""),
         device_id,
     )
+    return _device(row)
+
+
+async def lock_active_device(connection: asyncpg.Connection, table_id: str) -> Device | None:
+    """The table's active device, its row locked until the transaction ends."""
+    row = await connection.fetchrow(
+        "SELECT d.device_id, d.table_id, d.credential_hash, d.last_card, d.last_scan_id,"
+        "       d.last_read_at, NULL AS last_status, d.active, d.last_sequence"
+        " FROM devices d WHERE d.table_id = $1 AND d.active FOR UPDATE",
+        table_id,
+    )
+    return _device(row)
+
+
+def _device(row: asyncpg.Record | None) -> Device | None:
     if row is None:
         return None
     return Device(
@@ -68,24 +88,41 @@ async def load_device(
         last_scan_id=row["last_scan_id"],
         last_status=row["last_status"],
         last_read_at=row["last_read_at"],
+        active=row["active"],
+        last_sequence=row["last_sequence"],
     )
 
 
 async def save_registration(
     connection: asyncpg.Connection, device: Device, *, actor: str, at: datetime
 ) -> None:
+    """A device with a new credential (registered or rotated): active, its bounce state and
+    sequence forgotten."""
     await connection.execute(
         "INSERT INTO devices (device_id, table_id, credential_hash, registered_at, registered_by)"
         " VALUES ($1, $2, $3, $4, $5)"
         " ON CONFLICT (device_id) DO UPDATE SET table_id = EXCLUDED.table_id,"
         "   credential_hash = EXCLUDED.credential_hash, registered_at = EXCLUDED.registered_at,"
         "   registered_by = EXCLUDED.registered_by,"
-        "   last_card = NULL, last_scan_id = NULL, last_read_at = NULL",
+        "   last_card = NULL, last_scan_id = NULL, last_read_at = NULL,"
+        "   active = true, last_sequence = 0, retired_at = NULL, retired_reason = NULL",
         device.device_id,
         device.table_id,
         device.credential_hash,
         at,
         actor,
+    )
+
+
+async def save_retirement(
+    connection: asyncpg.Connection, device_id: str, *, reason: str, at: datetime
+) -> None:
+    await connection.execute(
+        "UPDATE devices SET active = false, retired_at = $2, retired_reason = $3"
+        " WHERE device_id = $1",
+        device_id,
+        at,
+        reason,
     )
 
 
@@ -97,11 +134,16 @@ class DeviceRow:
     registered_by: str
     last_card: str | None
     last_read_at: datetime | None
+    active: bool
+    last_sequence: int
+    retired_at: datetime | None
+    retired_reason: str | None
 
 
 async def list_devices(pool: asyncpg.Pool) -> list[DeviceRow]:
     rows = await pool.fetch(
-        "SELECT device_id, table_id, registered_at, registered_by, last_card, last_read_at"
+        "SELECT device_id, table_id, registered_at, registered_by, last_card, last_read_at,"
+        " active, last_sequence, retired_at, retired_reason"
         " FROM devices ORDER BY device_id"
     )
     return [DeviceRow(**dict(row)) for row in rows]
@@ -120,11 +162,13 @@ class ScanRow:
     position: str | None
     duplicate_of: UUID | None
     received_at: datetime
+    sequence: int | None = None
 
 
 _INSERT_SCAN = (
     "INSERT INTO scans (scan_id, device_id, table_id, card, status, reason, detail,"
-    " position, duplicate_of, received_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+    " position, duplicate_of, received_at, sequence)"
+    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
 )
 
 
@@ -143,18 +187,20 @@ async def insert_scan(
         row.position,
         row.duplicate_of,
         row.received_at,
+        row.sequence,
     )
     if last_read is None:
         await connection.execute(_INSERT_SCAN, *values)
         return
     await connection.execute(
-        "WITH last_read AS (UPDATE devices SET last_card = $12, last_scan_id = $13,"
-        " last_read_at = $14 WHERE device_id = $11) " + _INSERT_SCAN,
+        "WITH last_read AS (UPDATE devices SET last_card = $13, last_scan_id = $14,"
+        " last_read_at = $15, last_sequence = $16 WHERE device_id = $12) " + _INSERT_SCAN,
         *values,
         last_read.device_id,
         last_read.last_card,
         last_read.last_scan_id,
         last_read.last_read_at,
+        last_read.last_sequence,
     )
 
 
@@ -190,7 +236,28 @@ async def record_verdicts(
 async def load_scan(executor: asyncpg.Pool | asyncpg.Connection, scan_id: UUID) -> ScanRow | None:
     row = await executor.fetchrow(
         "SELECT scan_id, device_id, table_id, card, status, reason, detail, position,"
-        " duplicate_of, received_at FROM scans WHERE scan_id = $1",
+        " duplicate_of, received_at, sequence FROM scans WHERE scan_id = $1",
         scan_id,
     )
     return None if row is None else ScanRow(**dict(row))
+
+
+# --------------------------------------------------------------------------- table rounds
+async def record_rounds(
+    connection: asyncpg.Connection, rounds: Sequence[tuple[str, str, int, bool]]
+) -> None:
+    """Each `(table_id, round_id, number, in_play)` as heard, in order: a round opened
+    replaces an older one; a round's end clears only that round."""
+    for table_id, round_id, number, in_play in rounds:
+        await connection.execute(
+            "INSERT INTO table_rounds (table_id, round_id, number, in_play)"
+            " VALUES ($1, $2, $3, $4)"
+            " ON CONFLICT (table_id) DO UPDATE SET round_id = EXCLUDED.round_id,"
+            "   number = EXCLUDED.number, in_play = EXCLUDED.in_play"
+            " WHERE table_rounds.number < EXCLUDED.number"
+            "   OR (table_rounds.round_id = EXCLUDED.round_id AND NOT EXCLUDED.in_play)",
+            table_id,
+            round_id,
+            number,
+            in_play,
+        )

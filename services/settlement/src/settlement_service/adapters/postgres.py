@@ -24,6 +24,33 @@ from ..domain import PlacedBet, RoundFacts, SealedBook
 
 
 @dataclass(frozen=True)
+class Resolution:
+    """A request to resolve a held round, and its confirmation once given."""
+
+    resolution_id: UUID
+    round_id: str
+    action: str  # release | void
+    reason: str
+    problems: tuple[str, ...]  # the kinds open when it was asked for
+    requested_by: str
+    requested_at: datetime
+    status: str = "pending"  # pending | confirmed | superseded
+    confirmed_by: str | None = None
+    confirmed_at: datetime | None = None
+    outcome: str | None = None  # settled | waiting | held
+
+
+_RESOLUTION_COLUMNS = (
+    "resolution_id, round_id, action, reason, problems, requested_by, requested_at, status,"
+    " confirmed_by, confirmed_at, outcome"
+)
+
+
+def _resolution(row: asyncpg.Record) -> Resolution:
+    return Resolution(**{**dict(row), "problems": tuple(row["problems"])})
+
+
+@dataclass(frozen=True)
 class RoundRow:
     round_id: str
     table_id: str
@@ -240,13 +267,80 @@ class SettlementProjection:
         )
 
     async def record_problem(self, round_id: str, kind: str, detail: str) -> None:
+        """Record (or see again) a problem of the round: open until a resolution closes it;
+        one resolved and seen again is open again."""
         await self._connection.execute(
             "INSERT INTO settlement_problems (round_id, kind, detail) VALUES ($1, $2, $3)"
             " ON CONFLICT (round_id, kind)"
-            " DO UPDATE SET detail = EXCLUDED.detail, last_seen_at = now()",
+            " DO UPDATE SET detail = EXCLUDED.detail, last_seen_at = now(),"
+            " resolved_at = NULL, resolved_by = NULL",
             round_id,
             kind,
             detail,
+        )
+
+    async def open_problems(self, round_id: str) -> list[str]:
+        """The kinds of the round's problems no resolution has closed."""
+        rows = await self._connection.fetch(
+            "SELECT kind FROM settlement_problems WHERE round_id = $1 AND resolved_at IS NULL"
+            " ORDER BY kind",
+            round_id,
+        )
+        return [row[0] for row in rows]
+
+    async def resolve_problems(self, round_id: str, resolved_by: str) -> None:
+        """Close the round's open problems (a confirmed resolution)."""
+        await self._connection.execute(
+            "UPDATE settlement_problems SET resolved_at = now(), resolved_by = $2"
+            " WHERE round_id = $1 AND resolved_at IS NULL",
+            round_id,
+            resolved_by,
+        )
+
+    async def find_round_for_update(self, round_id: str) -> RoundRow | None:
+        """The round's row locked until the transaction ends, None if unknown (not created)."""
+        row = await self._connection.fetchrow(
+            f"SELECT {_ROUND_COLUMNS} FROM rounds WHERE round_id = $1 FOR UPDATE", round_id
+        )
+        return None if row is None else _round(row)
+
+    async def add_resolution(self, resolution: Resolution) -> None:
+        """Record a pending request; a pending one of the round before it is superseded."""
+        await self._connection.execute(
+            "UPDATE settlement_resolutions SET status = 'superseded'"
+            " WHERE round_id = $1 AND status = 'pending'",
+            resolution.round_id,
+        )
+        await self._connection.execute(
+            "INSERT INTO settlement_resolutions (resolution_id, round_id, action, reason,"
+            " problems, requested_by, requested_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            resolution.resolution_id,
+            resolution.round_id,
+            resolution.action,
+            resolution.reason,
+            list(resolution.problems),
+            resolution.requested_by,
+            resolution.requested_at,
+        )
+
+    async def resolution_for_update(self, resolution_id: UUID) -> Resolution | None:
+        row = await self._connection.fetchrow(
+            f"SELECT {_RESOLUTION_COLUMNS} FROM settlement_resolutions"
+            " WHERE resolution_id = $1 FOR UPDATE",
+            resolution_id,
+        )
+        return None if row is None else _resolution(row)
+
+    async def confirm_resolution(
+        self, resolution_id: UUID, confirmed_by: str, confirmed_at: datetime, outcome: str
+    ) -> None:
+        await self._connection.execute(
+            "UPDATE settlement_resolutions SET status = 'confirmed', confirmed_by = $2,"
+            " confirmed_at = $3, outcome = $4 WHERE resolution_id = $1",
+            resolution_id,
+            confirmed_by,
+            confirmed_at,
+            outcome,
         )
 
     async def mark_decided(self, round_id: str, settled_at: datetime, paytable_source: str) -> None:
@@ -318,10 +412,11 @@ class SettlementProjection:
         )
 
     async def conflicts(self, round_id: str) -> list[str]:
-        """The kinds of conflicting input recorded for the round (they hold it)."""
+        """The kinds of conflicting input recorded for the round and not resolved (they hold
+        it until two supervisors resolve them)."""
         rows = await self._connection.fetch(
             "SELECT kind FROM settlement_problems WHERE round_id = $1"
-            " AND kind LIKE 'conflicting%' ORDER BY kind",
+            " AND kind LIKE 'conflicting%' AND resolved_at IS NULL ORDER BY kind",
             round_id,
         )
         return [row[0] for row in rows]
@@ -381,50 +476,77 @@ async def operator_bets_of_round(
 @dataclass(frozen=True)
 class ProblemView:
     round_id: str
+    table_id: str | None
     kind: str
     detail: str
     first_seen_at: datetime
     last_seen_at: datetime
-    settled: bool
+    settled: bool  # its settlement is decided (being appended, or all appended)
+    resolution_id: UUID | None  # a request waiting for a second supervisor
+    resolution_action: str | None
+    requested_by: str | None
 
 
 async def list_problems(pool: asyncpg.Pool, limit: int) -> list[ProblemView]:
-    """Recorded problems, newest first; `settled` false means the round is held."""
+    """Open problems (no resolution closed them), newest first, with the round's pending
+    resolution if any; `settled` false means the round is held."""
     rows = await pool.fetch(
-        "SELECT p.round_id, p.kind, p.detail, p.first_seen_at, p.last_seen_at,"
-        " COALESCE(r.settled, false) AS settled"
+        "SELECT p.round_id, r.table_id, p.kind, p.detail, p.first_seen_at, p.last_seen_at,"
+        " COALESCE(r.settled OR r.decided_at IS NOT NULL, false) AS settled,"
+        " q.resolution_id, q.action AS resolution_action, q.requested_by"
         " FROM settlement_problems p LEFT JOIN rounds r USING (round_id)"
+        " LEFT JOIN settlement_resolutions q"
+        "   ON q.round_id = p.round_id AND q.status = 'pending'"
+        " WHERE p.resolved_at IS NULL"
         " ORDER BY p.last_seen_at DESC, p.round_id, p.kind LIMIT $1",
         limit,
     )
     return [ProblemView(**dict(row)) for row in rows]
 
 
+def _actions(view: ProblemView) -> list[str]:
+    """The calls that resolve a held round: a request, then another supervisor's confirm."""
+    if view.settled:
+        return []  # paid already: for a person to compare, nothing to release
+    resolutions = f"POST /rounds/{view.round_id}/settlement/resolutions"
+    if view.resolution_id is None:
+        return [resolutions]
+    return [f"{resolutions}/{view.resolution_id}/confirm", resolutions]
+
+
 async def held_settlement_problems(pool: asyncpg.Pool, limit: int) -> list[Problem]:
-    """`GET /problems`: what held a round (or arrived after it was settled), newest first."""
+    """`GET /problems`: what holds a round (or arrived after it was settled), newest first,
+    and the calls that resolve it."""
     return [
         Problem(
             kind=view.kind,
             detail=view.detail,
             since=view.first_seen_at,
+            table_id=view.table_id,
             round_id=view.round_id,
             facts={
                 "last_seen_at": view.last_seen_at.isoformat(),
                 # false: the round is held until a person resolves this
                 "round_settled": view.settled,
+                "pending_resolution": (
+                    None if view.resolution_id is None else str(view.resolution_id)
+                ),
+                "pending_action": view.resolution_action,
+                "requested_by": view.requested_by,
             },
+            actions=_actions(view),
         )
         for view in await list_problems(pool, limit)
     ]
 
 
 async def held_rounds(pool: asyncpg.Pool) -> dict[tuple[str, ...], float]:
-    """Rounds not settled that a recorded problem holds, by kind of problem (for
+    """Rounds not settled that an open problem holds, by kind of problem (for
     `teenpatti_settlement_held_rounds`)."""
     rows = await pool.fetch(
         "SELECT p.kind, count(DISTINCT p.round_id)"
         " FROM settlement_problems p LEFT JOIN rounds r USING (round_id)"
-        " WHERE NOT COALESCE(r.settled, false) GROUP BY p.kind"
+        " WHERE NOT COALESCE(r.settled, false) AND p.resolved_at IS NULL GROUP BY p.kind"
     )
     return {(row[0],): float(row[1]) for row in rows}
 

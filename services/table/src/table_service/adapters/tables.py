@@ -17,6 +17,7 @@ from teenpatti.events import Event
 from teenpatti.events.catalog import registry
 from teenpatti.eventsourcing import AsyncpgEventStore, ReplayedEvent
 
+from ..domain.attention import needs_person
 from ..domain.clock import needs_clock
 from ..domain.state import TABLE_ID_PATTERN, TableState, fold, stream_id_for
 from . import snapshots
@@ -152,7 +153,7 @@ async def save_tables(
 ) -> None:
     """Upsert the projection rows of several tables (state, Kafka partition, clock due) in
     one statement; called in the transaction of their appends."""
-    columns: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [], [], [])
+    columns: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [], [], [], [])
     for state, kafka_partition, clock_due_at in tables:
         in_play = state.round_in_play
         values = (
@@ -166,22 +167,24 @@ async def save_tables(
             state.version,
             clock_due_at,
             in_play.paused_at if in_play is not None and in_play.paused else None,
+            needs_person(state),
         )
         for column, value in zip(columns, values, strict=True):
             column.append(value)
     await connection.execute(
         "INSERT INTO tables (table_id, kafka_partition, status, phase, round_id, needs_clock,"
-        " config, version, updated_at, clock_due_at, paused_at)"
+        " config, version, updated_at, clock_due_at, paused_at, needs_person)"
         " SELECT table_id, kafka_partition, status, phase, round_id, needs_clock,"
-        " config::jsonb, version, now(), clock_due_at, paused_at FROM unnest($1::text[],"
-        " $2::int[], $3::text[], $4::text[], $5::text[], $6::bool[], $7::text[], $8::int[],"
-        " $9::timestamptz[], $10::timestamptz[]) AS t(table_id, kafka_partition, status, phase,"
-        " round_id, needs_clock, config, version, clock_due_at, paused_at)"
+        " config::jsonb, version, now(), clock_due_at, paused_at, needs_person"
+        " FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::bool[],"
+        " $7::text[], $8::int[], $9::timestamptz[], $10::timestamptz[], $11::bool[])"
+        " AS t(table_id, kafka_partition, status, phase, round_id, needs_clock, config,"
+        " version, clock_due_at, paused_at, needs_person)"
         " ON CONFLICT (table_id) DO UPDATE SET kafka_partition = EXCLUDED.kafka_partition,"
         " status = EXCLUDED.status, phase = EXCLUDED.phase, round_id = EXCLUDED.round_id,"
         " needs_clock = EXCLUDED.needs_clock, config = EXCLUDED.config,"
         " version = EXCLUDED.version, updated_at = now(), clock_due_at = EXCLUDED.clock_due_at,"
-        " paused_at = EXCLUDED.paused_at"
+        " paused_at = EXCLUDED.paused_at, needs_person = EXCLUDED.needs_person"
         " WHERE tables.version < EXCLUDED.version",
         *columns,
     )
@@ -203,7 +206,7 @@ class TableSummary(TypedDict):
 async def list_tables(pool: asyncpg.Pool) -> list[TableSummary]:
     rows = await pool.fetch(
         "SELECT table_id, status, phase, round_id, config, version, updated_at FROM tables"
-        " ORDER BY table_id"
+        " WHERE status <> 'unknown' ORDER BY table_id"  # unknown: only a change proposed
     )
     summaries: list[TableSummary] = []
     for row in rows:
@@ -236,7 +239,10 @@ async def table_exists(pool: asyncpg.Pool, table_id: str) -> bool:
     if not TABLE_ID_PATTERN.match(table_id):
         return False
     return bool(
-        await pool.fetchval("SELECT EXISTS (SELECT 1 FROM tables WHERE table_id = $1)", table_id)
+        await pool.fetchval(
+            "SELECT EXISTS (SELECT 1 FROM tables WHERE table_id = $1 AND status <> 'unknown')",
+            table_id,
+        )
     )
 
 
@@ -268,3 +274,11 @@ async def round_stalls(pool: asyncpg.Pool) -> dict[tuple[str, ...], float]:
         " FROM tables WHERE phase IN ('betting', 'dealing')"
     )
     return {("dealing",): float(row[0]), ("paused",): float(row[1])}
+
+
+async def tables_needing_person(pool: asyncpg.Pool, limit: int) -> list[str]:
+    """Tables holding something for a person (`domain.attention.needs_person`)."""
+    rows = await pool.fetch(
+        "SELECT table_id FROM tables WHERE needs_person ORDER BY updated_at LIMIT $1", limit
+    )
+    return [row["table_id"] for row in rows]

@@ -12,7 +12,7 @@ from typing_extensions import TypedDict
 
 from teenpatti.events.catalog import Limits
 
-from ..domain.state import Round, TableConfig, TableState
+from ..domain.state import PendingChange, Round, TableConfig, TableState
 
 
 class StakeLimitView(TypedDict):
@@ -26,6 +26,16 @@ class ConfigView(TypedDict):
     result_pause_seconds: float
     limits: dict[str, dict[str, StakeLimitView]]  # currency -> bet type -> limit
     paytable: dict[str, Any]
+
+
+class PendingChangeView(TypedDict):
+    """A pay table or limits change waiting for a second supervisor."""
+
+    change_id: str
+    proposed_by: str
+    proposed_at: str
+    config: ConfigView
+    rtp: dict[str, str]  # bet type -> exact RTP, "p/q"
 
 
 class DealtCardView(TypedDict):
@@ -58,6 +68,8 @@ class RoundView(TypedDict):
     result: ResultView | None
     cancelled_by: str | None
     cancel_reason: str | None
+    exposed: bool  # a card read during betting, not replaced yet (its value never shown)
+    void_requested_by: str | None  # a started round's void, waiting for a second supervisor
 
 
 class TableView(TypedDict):
@@ -68,6 +80,7 @@ class TableView(TypedDict):
     closed_reason: str | None
     config: ConfigView | None
     round: RoundView | None
+    pending_change: PendingChangeView | None
 
 
 def state_view(state: TableState) -> TableView:
@@ -80,6 +93,19 @@ def state_view(state: TableState) -> TableView:
         "closed_reason": state.closed_reason,
         "config": None if config is None else config_view(config),
         "round": None if state.round is None else _round_view(state.round),
+        "pending_change": None
+        if state.pending_change is None
+        else _pending_view(state.pending_change),
+    }
+
+
+def _pending_view(pending: PendingChange) -> PendingChangeView:
+    return {
+        "change_id": str(pending.change_id),
+        "proposed_by": pending.proposed_by,
+        "proposed_at": pending.proposed_at.isoformat(),
+        "config": config_view(pending.config),
+        "rtp": dict(pending.rtp),
     }
 
 
@@ -128,6 +154,8 @@ def _round_view(r: Round) -> RoundView:
         },
         "cancelled_by": r.cancelled_by,
         "cancel_reason": r.cancel_reason,
+        "exposed": r.exposed,
+        "void_requested_by": r.void_requested_by,
     }
 
 

@@ -1,13 +1,20 @@
 """What the passing of time does to a table: open the next round, close betting at the
-deadline, cancel a round left paused before its first card. Pure: `now` is passed in, and
-`next_clock_time` says when there will next be something to do."""
+deadline, cancel a round left paused before its first card, pause a round dealing without
+its next card for too long (a started round is never cancelled by time). Pure: `now` is
+passed in, and `next_clock_time` says when there will next be something to do."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
 from teenpatti.events import Event
-from teenpatti.events.catalog import BettingClosed, RoundCancelled, RoundOpened
+from teenpatti.events.catalog import (
+    DEALING_ORDER,
+    BettingClosed,
+    RoundCancelled,
+    RoundOpened,
+    RoundPaused,
+)
 
 from .state import SYSTEM_ACTOR, RoundPhase, TableState, TableStatus, round_id_for
 
@@ -17,23 +24,36 @@ def needs_clock(state: TableState) -> bool:
     return state.status is TableStatus.OPEN or state.round_in_play is not None
 
 
-def decide_clock(state: TableState, now: datetime, pause_timeout: timedelta) -> list[Event]:
-    """What the passing of time does now: cancel a stale pause, close betting, open a round."""
+def decide_clock(
+    state: TableState,
+    now: datetime,
+    pause_timeout: timedelta,
+    dealing_stall: timedelta | None = None,
+) -> list[Event]:
+    """What the passing of time does now: cancel a stale pause, close betting, pause a
+    stalled deal, open a round."""
     return (
         decide_auto_cancel(state, now, pause_timeout)
         or decide_close_betting(state, now)
+        or decide_dealing_stall(state, now, dealing_stall)
         or decide_open_round(state, now)
     )
 
 
-def next_clock_time(state: TableState, pause_timeout: timedelta) -> datetime | None:
+def next_clock_time(
+    state: TableState, pause_timeout: timedelta, dealing_stall: timedelta | None = None
+) -> datetime | None:
     """When `decide_clock` will next have something to do; None while waiting on people
-    (dealing, a started round paused, a closed table)."""
+    (a started round paused, a closed table)."""
     r = state.round_in_play
     if r is not None:
         if r.paused:
             return None if r.started or r.paused_at is None else r.paused_at + pause_timeout
-        return r.betting_closes_at if r.phase is RoundPhase.BETTING else None
+        if r.phase is RoundPhase.BETTING:
+            return r.betting_closes_at
+        if dealing_stall is None or r.waiting_since is None:
+            return None
+        return r.waiting_since + dealing_stall
     if state.status is not TableStatus.OPEN or state.config is None:
         return None
     last = state.round
@@ -72,6 +92,28 @@ def decide_close_betting(state: TableState, now: datetime) -> list[Event]:
     if r.betting_closes_at is None or now < r.betting_closes_at:
         return []
     return [BettingClosed(round_id=r.round_id, table_id=state.table_id, closed_at=now)]
+
+
+def decide_dealing_stall(
+    state: TableState, now: datetime, dealing_stall: timedelta | None
+) -> list[Event]:
+    """A round dealing without its next card for `dealing_stall` pauses itself, so that a
+    person sees it (GET /problems): rules, a started round completes, so time never
+    cancels it; a round with no card yet is then cancelled by `decide_auto_cancel`."""
+    r = state.round_in_play
+    if dealing_stall is None or r is None or r.phase is not RoundPhase.DEALING or r.paused:
+        return []
+    if r.waiting_since is None or now < r.waiting_since + dealing_stall:
+        return []
+    position = DEALING_ORDER[len(r.cards)]
+    return [
+        RoundPaused(
+            round_id=r.round_id,
+            table_id=state.table_id,
+            actor=SYSTEM_ACTOR,
+            reason=f"no card for {dealing_stall.total_seconds():g} s (waiting for {position})",
+        )
+    ]
 
 
 def decide_auto_cancel(state: TableState, now: datetime, pause_timeout: timedelta) -> list[Event]:

@@ -1,25 +1,34 @@
 """What the table does with a command: the events it produces, or a `TableCommandError`
 naming why it is refused. Pure: time and the actor are passed in.
 
-Opening and closing the table (with its configuration's rules), dealing or refusing a
-scanned card, and a supervisor's pause, resume and cancel."""
+Opening and closing the table (with its configuration's rules: bounds, the RTP ceiling, and
+a second supervisor for a pay table or limits change), dealing or refusing a scanned card
+(a card read before betting closes is sealed and pauses the round), and a supervisor's
+pause, resume, deck replacement and cancel (two supervisors once a card is dealt)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction
 from typing import Any, Literal, cast, get_args
+from uuid import UUID
 
 from teenpatti import engine
 from teenpatti.events import Event
 from teenpatti.events.catalog import (
     DEALING_ORDER,
+    MAX_STAKE,
     BetTypeName,
     CardDealt,
     CardRefused,
     CardScanned,
+    ConfigChangeProposed,
+    ConfigChangeRejected,
+    DeckReplaced,
     Limits,
     RoundCancelled,
     RoundClosed,
@@ -28,12 +37,14 @@ from teenpatti.events.catalog import (
     StakeLimit,
     TableClosed,
     TableOpened,
+    VoidRequested,
 )
 
 from .clock import decide_close_betting
 from .state import (
     SYSTEM_ACTOR,
     TABLE_ID_PATTERN,
+    PendingChange,
     Round,
     RoundPhase,
     TableConfig,
@@ -79,6 +90,51 @@ class RoundConflictError(TableCommandError):
     """The command does not fit the phase the table is in (e.g. nothing to pause)."""
 
 
+class FourEyesError(TableCommandError):
+    """The second supervisor a command needs is the first one again."""
+
+
+# ------------------------------------------------------------------------------ policy
+# each bet type's exact RTP for a pay table (the rules engine's PAR sheet: table_service.rtp)
+RtpOf = Callable[[engine.PayTable], Mapping[str, Fraction]]
+
+
+@dataclass(frozen=True)
+class ConfigPolicy:
+    """What every table configuration must respect (the service's settings)."""
+
+    rtp_of: RtpOf
+    rtp_ceiling_percent: Decimal  # compared as the rules state RTPs: percent, two decimals
+    max_currencies: int
+
+
+def rtp_percent(rtp: Fraction) -> Decimal:
+    """An exact RTP in percent, rounded half-up to two decimals, as the rules state it
+    ("97.50%"): Player A's exact 97.5028% at 0.95:1 is the rules' 97.50%."""
+    exact = Decimal(rtp.numerator * 100) / Decimal(rtp.denominator)
+    return exact.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+
+
+def check_rtp(paytable: Mapping[str, Any], policy: ConfigPolicy) -> dict[str, str]:
+    """Each bet type's exact RTP ("p/q"), or InvalidTableConfigError naming the first bet
+    type above the ceiling, its RTP and the ceiling (docs/decisions/0057)."""
+    rtps = policy.rtp_of(engine.pay_table_from_mapping(paytable))
+    for bet in BET_TYPES:
+        rtp = rtps[bet]
+        shown = rtp_percent(rtp)
+        if shown > policy.rtp_ceiling_percent:
+            raise InvalidTableConfigError(
+                "rtp_above_ceiling",
+                f"{bet}: RTP {shown}% (exactly {float(rtp) * 100:.4f}%) is above the ceiling"
+                f" {policy.rtp_ceiling_percent}%",
+                bet_type=bet,
+                rtp_percent=str(shown),
+                rtp=f"{rtp.numerator}/{rtp.denominator}",
+                ceiling_percent=str(policy.rtp_ceiling_percent),
+            )
+    return {bet: f"{rtps[bet].numerator}/{rtps[bet].denominator}" for bet in BET_TYPES}
+
+
 # ------------------------------------------------------------------------------ opening
 @dataclass(frozen=True)
 class OpenTable:
@@ -90,9 +146,16 @@ class OpenTable:
     paytable: Mapping[str, Any] | None = None
 
 
-def decide_open_table(state: TableState, command: OpenTable, actor: str) -> list[Event]:
+def decide_open_table(
+    state: TableState,
+    command: OpenTable,
+    actor: str,
+    policy: ConfigPolicy,
+    change_id: UUID,
+) -> list[Event]:
     """`TableOpened` (a new table, a reopening, or a new configuration from the next round);
-    nothing when the table is already open with exactly this configuration."""
+    nothing when the table is already open with exactly this configuration; or, when it
+    needs a second supervisor (`needs_approval`), `ConfigChangeProposed` as `change_id`."""
     if not TABLE_ID_PATTERN.match(command.table_id):
         raise InvalidTableConfigError(
             "invalid_table_id",
@@ -112,7 +175,14 @@ def decide_open_table(state: TableState, command: OpenTable, actor: str) -> list
                 "invalid_timing", f"{label} must be {bound} and at most {MAX_SECONDS:g}"
             )
     limits = validate_limits(command.limits)
+    if len(limits) > policy.max_currencies:
+        raise InvalidTableConfigError(
+            "too_many_currencies",
+            f"limits price {len(limits)} currencies; a table prices at most"
+            f" {policy.max_currencies}",
+        )
     paytable = validate_paytable(command.paytable)
+    rtp = check_rtp(paytable, policy)
     config = TableConfig(
         name=name,
         betting_seconds=float(command.betting_seconds),
@@ -122,6 +192,28 @@ def decide_open_table(state: TableState, command: OpenTable, actor: str) -> list
     )
     if state.status is TableStatus.OPEN and state.config == config:
         return []
+    if needs_approval(state, config):
+        if state.pending_change is not None:
+            raise RoundConflictError(
+                "change_pending",
+                f"change {state.pending_change.change_id} by"
+                f" {state.pending_change.proposed_by} waits for approval; approve or reject"
+                " it first",
+                change_id=str(state.pending_change.change_id),
+            )
+        return [
+            ConfigChangeProposed(
+                table_id=command.table_id,
+                change_id=change_id,
+                name=config.name,
+                betting_seconds=config.betting_seconds,
+                result_pause_seconds=config.result_pause_seconds,
+                limits=limits,
+                paytable=paytable,
+                rtp=cast(dict[BetTypeName, str], rtp),
+                actor=actor,
+            )
+        ]
     return [
         TableOpened(
             table_id=command.table_id,
@@ -133,6 +225,81 @@ def decide_open_table(state: TableState, command: OpenTable, actor: str) -> list
             actor=actor,
         )
     ]
+
+
+def needs_approval(state: TableState, config: TableConfig) -> bool:
+    """Four eyes (docs/decisions/0057): a pay table or limits change of an open table, and
+    any pay table other than the published one that the table has not played under yet.
+    One supervisor opens a table on the published pay table, renames or retimes it, and
+    reopens a closed table on its last configuration."""
+    current = state.config if state.status is not TableStatus.UNKNOWN else None
+    live = state.status is TableStatus.OPEN and current is not None
+    if (
+        live
+        and current is not None
+        and (current.paytable, current.limits)
+        != (
+            config.paytable,
+            config.limits,
+        )
+    ):
+        return True
+    published = engine.pay_table_to_mapping(engine.PUBLISHED_PAY_TABLE)
+    new_paytable = current is None or current.paytable != config.paytable
+    return new_paytable and config.paytable != published
+
+
+def decide_approve_change(
+    state: TableState, change_id: UUID, actor: str, policy: ConfigPolicy
+) -> list[Event]:
+    """`TableOpened` with the proposed configuration, `approved_by` another supervisor; its
+    RTP checked again against the ceiling in force now."""
+    pending = _pending(state, change_id)
+    if actor == pending.proposed_by:
+        raise FourEyesError(
+            "same_supervisor",
+            f"{actor} proposed change {change_id}: another supervisor must approve it",
+        )
+    config = pending.config
+    check_rtp(config.paytable, policy)
+    if len(config.limits) > policy.max_currencies:
+        raise InvalidTableConfigError(
+            "too_many_currencies", f"a table prices at most {policy.max_currencies} currencies"
+        )
+    return [
+        TableOpened(
+            table_id=state.table_id,
+            name=config.name,
+            betting_seconds=config.betting_seconds,
+            result_pause_seconds=config.result_pause_seconds,
+            limits=config.limits,
+            paytable=config.paytable,
+            actor=pending.proposed_by,
+            approved_by=actor,
+        )
+    ]
+
+
+def decide_reject_change(
+    state: TableState, change_id: UUID, actor: str, reason: str
+) -> list[Event]:
+    """`ConfigChangeRejected`: by any supervisor, its proposer withdrawing it included."""
+    _pending(state, change_id)
+    return [
+        ConfigChangeRejected(
+            table_id=state.table_id, change_id=change_id, actor=actor, reason=reason
+        )
+    ]
+
+
+def _pending(state: TableState, change_id: UUID) -> PendingChange:
+    pending = state.pending_change
+    if pending is None or pending.change_id != change_id:
+        raise RoundConflictError(
+            "no_such_change",
+            f"table {state.table_id} has no change {change_id} waiting for approval",
+        )
+    return pending
 
 
 def validate_limits(raw: Mapping[str, Any]) -> Limits:
@@ -178,10 +345,11 @@ def _stake_limit(where: str, raw: object) -> StakeLimit:
         )
     low, high = raw["min"], raw["max"]
     for label, value in (("min", low), ("max", high)):
-        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_STAKE:
             raise InvalidTableConfigError(
                 "invalid_stake_limit",
-                f"{where}.{label} must be a positive whole number of minor units, not {value!r}",
+                f"{where}.{label} must be a whole number of minor units from 1 to {MAX_STAKE},"
+                f" not {value!r}",
             )
     if low > high:
         raise InvalidTableConfigError("min_above_max", f"{where}: min {low} is above max {high}")
@@ -211,26 +379,27 @@ def decide_close_table(state: TableState, actor: str, reason: str) -> list[Event
 
 # ------------------------------------------------------------------------------ scans
 def decide_scan(state: TableState, scan: CardScanned, now: datetime) -> list[Event]:
-    """A scanned card: dealt at the next position, or refused with the reason."""
+    """A scanned card: dealt at the next position, or refused with the reason. Rules: no
+    card's value is shown before betting closes, so a refusal outside dealing carries none
+    (the value is sealed in the store, docs/decisions/0058), and a card read while betting
+    is open exposes the round: it pauses until the deck is replaced or it is cancelled."""
     if state.status is TableStatus.UNKNOWN:
         return [refuse_unknown_table(scan)]
     r = state.round_in_play
     if r is None:
         last = state.round.round_id if state.round is not None else None
         if state.status is TableStatus.CLOSED:
-            return [_refused(state, scan, last, "table_closed", "the table is closed")]
-        return [_refused(state, scan, last, "no_round_dealing", "no round is being dealt")]
-    if r.paused:
-        return [_refused(state, scan, r.round_id, "round_paused", f"{r.round_id} is paused")]
+            return [_sealed(state, scan, last, "table_closed", "the table is closed")]
+        return [_sealed(state, scan, last, "no_round_dealing", "no round is being dealt")]
     if r.phase is RoundPhase.BETTING:
-        if r.betting_closes_at is not None and now >= r.betting_closes_at:
+        if not r.paused and r.betting_closes_at is not None and now >= r.betting_closes_at:
             # The deadline has passed but the clock has not recorded it yet: close betting
             # here so a card read on time is not refused for the clock's lag.
             closing = decide_close_betting(state, now)
             return [*closing, *decide_scan(evolve_all(state, closing, now), scan, now)]
-        return [
-            _refused(state, scan, r.round_id, "betting_open", f"betting is open on {r.round_id}")
-        ]
+        return decide_exposed(state, r, scan)
+    if r.paused:
+        return [_refused(state, scan, r.round_id, "round_paused", f"{r.round_id} is paused")]
     if scan.scan_id in r.scan_ids:
         return []  # this very scan was already dealt: a redelivery changes nothing
     card = str(engine.parse_card(scan.card))
@@ -262,6 +431,31 @@ def decide_scan(state: TableState, scan: CardScanned, now: datetime) -> list[Eve
     return dealt
 
 
+def decide_exposed(state: TableState, r: Round, scan: CardScanned) -> list[Event]:
+    """A card read while betting is open on `r`: refused without its value, the round marked
+    exposed (`CardRefused` `betting_open`) and paused if it was not."""
+    refused = _sealed(
+        state,
+        scan,
+        r.round_id,
+        "betting_open",
+        f"a card was read while betting is open on {r.round_id}: its value is sealed and"
+        " the round waits for a new deck or a void",
+    )
+    if r.paused:
+        return [refused]
+    return [
+        refused,
+        RoundPaused(
+            round_id=r.round_id,
+            table_id=state.table_id,
+            actor=SYSTEM_ACTOR,
+            reason="card exposed while betting is open (scan"
+            f" {scan.scan_id}): replace the deck and resume, or cancel the round",
+        ),
+    ]
+
+
 def round_closed(table_id: str, round_id: str, cards: Sequence[str]) -> RoundClosed:
     """`RoundClosed` with the engine's result of the six cards (A1 B1 A2 B2 A3 B3)."""
     return RoundClosed.of(round_id, table_id, cards)
@@ -272,7 +466,7 @@ def refuse_unknown_table(scan: CardScanned) -> CardRefused:
         table_id=scan.table_id,
         round_id=None,
         scan_id=scan.scan_id,
-        card=scan.card,
+        card=None,  # sealed: no table's betting has closed on it
         reason="unknown_table",
         detail=f"table {scan.table_id} was never opened",
     )
@@ -286,6 +480,21 @@ def _refused(
         round_id=round_id,
         scan_id=scan.scan_id,
         card=scan.card,
+        reason=reason,
+        detail=detail,
+    )
+
+
+def _sealed(
+    state: TableState, scan: CardScanned, round_id: str | None, reason: RefusalReason, detail: str
+) -> CardRefused:
+    """A refusal without the card's value (kept in `sealed_cards`): read before betting
+    closed on any round it could belong to."""
+    return CardRefused(
+        table_id=state.table_id,
+        round_id=round_id,
+        scan_id=scan.scan_id,
+        card=None,
         reason=reason,
         detail=detail,
     )
@@ -308,6 +517,13 @@ def decide_resume(state: TableState, actor: str, now: datetime) -> list[Event]:
         raise RoundConflictError(
             "nothing_to_resume", f"{r.round_id} is not paused", phase=state.phase
         )
+    if r.exposed:
+        raise RoundConflictError(
+            "card_exposed",
+            f"a card of {r.round_id} was exposed during betting: replace the deck first"
+            f" (POST /tables/{state.table_id}/replace-deck), or cancel the round",
+            phase=state.phase,
+        )
     closes_at = None
     if r.phase is RoundPhase.BETTING:
         closes_at = now + (r.betting_remaining or timedelta(0))
@@ -318,9 +534,39 @@ def decide_resume(state: TableState, actor: str, now: datetime) -> list[Event]:
     ]
 
 
+def decide_replace_deck(state: TableState, actor: str, reason: str) -> list[Event]:
+    """`DeckReplaced`: the exposed card is out of play (a new, shuffled deck); the round may
+    resume."""
+    r = _in_play(state, "replace_deck")
+    if not r.exposed:
+        raise RoundConflictError(
+            "nothing_exposed", f"no card of {r.round_id} is exposed", phase=state.phase
+        )
+    return [DeckReplaced(round_id=r.round_id, table_id=state.table_id, actor=actor, reason=reason)]
+
+
 def decide_cancel(state: TableState, actor: str, reason: str) -> list[Event]:
-    """Rules (pause/void): a supervisor may void any round until its result is recorded."""
+    """Rules (pause/void): a supervisor may void any round until its result is recorded.
+    Once a card is dealt, two are needed (docs/decisions/0057): the first one's cancel is a
+    `VoidRequested`, another's confirms it."""
     r = _in_play(state, "cancel")
+    if r.started:
+        if r.void_requested_by is None:
+            return [
+                VoidRequested(
+                    round_id=r.round_id,
+                    table_id=state.table_id,
+                    actor=actor,
+                    reason=reason,
+                    cards_dealt=len(r.cards),
+                )
+            ]
+        if r.void_requested_by == actor:
+            raise FourEyesError(
+                "same_supervisor",
+                f"{actor} asked to void {r.round_id}: another supervisor must confirm it",
+            )
+        reason = f"{r.void_reason} (asked by {r.void_requested_by}; confirmed: {reason})"
     return [
         RoundCancelled(
             round_id=r.round_id,

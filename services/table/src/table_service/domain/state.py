@@ -18,6 +18,10 @@ from teenpatti.events import Event
 from teenpatti.events.catalog import (
     BettingClosed,
     CardDealt,
+    CardRefused,
+    ConfigChangeProposed,
+    ConfigChangeRejected,
+    DeckReplaced,
     Limits,
     RoundCancelled,
     RoundClosed,
@@ -26,6 +30,7 @@ from teenpatti.events.catalog import (
     RoundResumed,
     TableClosed,
     TableOpened,
+    VoidRequested,
 )
 
 SYSTEM_ACTOR = "system"
@@ -71,6 +76,17 @@ class TableConfig:
 
 
 @dataclass(frozen=True)
+class PendingChange:
+    """A pay table or limits change waiting for a second supervisor."""
+
+    change_id: UUID
+    config: TableConfig
+    proposed_by: str
+    proposed_at: datetime
+    rtp: dict[str, str]  # bet type -> exact RTP, "p/q"
+
+
+@dataclass(frozen=True)
 class RoundResult:
     cards: tuple[str, ...]
     player_a_hand: str
@@ -101,6 +117,19 @@ class Round:
     result: RoundResult | None = None
     cancelled_by: str | None = None
     cancel_reason: str | None = None
+    # a card read while betting was open, not yet replaced: the round may not resume
+    exposed_at: datetime | None = None
+    exposed_scans: tuple[UUID, ...] = ()
+    # a started round's void asked for by one supervisor, waiting for another's
+    void_requested_by: str | None = None
+    void_reason: str | None = None
+    void_requested_at: datetime | None = None
+    # dealing: since when the round waits for its next card (betting closed, a card, a resume)
+    waiting_since: datetime | None = None
+
+    @property
+    def exposed(self) -> bool:
+        return self.exposed_at is not None
 
     @property
     def in_play(self) -> bool:
@@ -124,6 +153,7 @@ class TableState:
     config: TableConfig | None = None
     round: Round | None = None
     closed_reason: str | None = None
+    pending_change: PendingChange | None = None
 
     @property
     def phase(self) -> str:
@@ -201,7 +231,35 @@ def _table_opened(state: TableState, event: TableOpened, at: datetime) -> Change
         limits=event.limits,
         paytable=dict(event.paytable),
     )
-    return {"status": TableStatus.OPEN, "config": config, "closed_reason": None}
+    return {
+        "status": TableStatus.OPEN,
+        "config": config,
+        "closed_reason": None,
+        # an approval settles the change; a rename or retime by one supervisor leaves it waiting
+        "pending_change": None if event.approved_by is not None else state.pending_change,
+    }
+
+
+def _change_proposed(state: TableState, event: ConfigChangeProposed, at: datetime) -> Changes:
+    config = TableConfig(
+        name=event.name,
+        betting_seconds=event.betting_seconds,
+        result_pause_seconds=event.result_pause_seconds,
+        limits=event.limits,
+        paytable=dict(event.paytable),
+    )
+    pending = PendingChange(
+        change_id=event.change_id,
+        config=config,
+        proposed_by=event.actor,
+        proposed_at=at,
+        rtp={str(bet): rtp for bet, rtp in event.rtp.items()},
+    )
+    return {"pending_change": pending}
+
+
+def _change_rejected(state: TableState, event: ConfigChangeRejected, at: datetime) -> Changes:
+    return {"pending_change": None}
 
 
 def _table_closed(state: TableState, event: TableClosed, at: datetime) -> Changes:
@@ -222,7 +280,7 @@ def _round_opened(state: TableState, event: RoundOpened, at: datetime) -> Change
 
 
 def _betting_closed(r: Round, event: BettingClosed, at: datetime) -> Changes:
-    return {"phase": RoundPhase.DEALING}
+    return {"phase": RoundPhase.DEALING, "waiting_since": at}
 
 
 def _card_dealt(r: Round, event: CardDealt, at: datetime) -> Changes:
@@ -230,6 +288,26 @@ def _card_dealt(r: Round, event: CardDealt, at: datetime) -> Changes:
         "cards": (*r.cards, (event.position, event.card)),
         "scan_ids": r.scan_ids | {event.scan_id},
         "first_card_at": r.first_card_at or at,
+        "waiting_since": at,
+    }
+
+
+def _card_refused(r: Round, event: CardRefused, at: datetime) -> Changes:
+    # a card read before betting closed was seen: the round waits for a new deck (0058)
+    if event.reason != "betting_open" or event.round_id != r.round_id:
+        return {}
+    return {"exposed_at": r.exposed_at or at, "exposed_scans": (*r.exposed_scans, event.scan_id)}
+
+
+def _deck_replaced(r: Round, event: DeckReplaced, at: datetime) -> Changes:
+    return {"exposed_at": None}
+
+
+def _void_requested(r: Round, event: VoidRequested, at: datetime) -> Changes:
+    return {
+        "void_requested_by": event.actor,
+        "void_reason": event.reason,
+        "void_requested_at": at,
     }
 
 
@@ -252,6 +330,8 @@ def _round_resumed(r: Round, event: RoundResumed, at: datetime) -> Changes:
     resumed: Changes = {"paused": False, "pause_reason": None, "paused_by": None, "paused_at": None}
     if event.betting_closes_at is not None:
         resumed |= {"betting_closes_at": event.betting_closes_at, "betting_remaining": None}
+    if r.phase is RoundPhase.DEALING:
+        resumed["waiting_since"] = at  # the dealer gets the whole stall time again
     return resumed
 
 
@@ -280,10 +360,15 @@ _TABLE_CHANGES: dict[type[Event], Callable[[TableState, Any, datetime], Changes]
     TableOpened: _table_opened,
     TableClosed: _table_closed,
     RoundOpened: _round_opened,
+    ConfigChangeProposed: _change_proposed,
+    ConfigChangeRejected: _change_rejected,
 }
 _ROUND_CHANGES: dict[type[Event], Callable[[Round, Any, datetime], Changes]] = {
     BettingClosed: _betting_closed,
     CardDealt: _card_dealt,
+    CardRefused: _card_refused,
+    DeckReplaced: _deck_replaced,
+    VoidRequested: _void_requested,
     RoundPaused: _round_paused,
     RoundResumed: _round_resumed,
     RoundClosed: _round_closed,

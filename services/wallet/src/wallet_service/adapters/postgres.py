@@ -265,6 +265,17 @@ async def update_round(connection: asyncpg.Connection, round_id: str, **columns:
     )
 
 
+async def void_round(connection: asyncpg.Connection, round_id: str, reason: str) -> bool:
+    """The round's bets are refunded (a void at settlement); False if it has no sealed book."""
+    voided = await connection.fetchval(
+        "UPDATE wallet_rounds SET status = 'cancelled', cancel_reason = $2, updated_at = now()"
+        " WHERE round_id = $1 AND status <> 'open' RETURNING true",
+        round_id,
+        reason,
+    )
+    return bool(voided)
+
+
 async def round_row(connection: asyncpg.Connection, round_id: str) -> asyncpg.Record | None:
     row: asyncpg.Record | None = await connection.fetchrow(
         "SELECT round_id, table_id, status, paused, opened_at, betting_closes_at, sealed_at,"
@@ -354,6 +365,21 @@ async def record_slip(connection: asyncpg.Connection, slip: SlipRecord) -> int:
     if balance is None:  # the funds check saw an account: only a bug gets here
         raise asyncpg.CheckViolationError("debit of an account that does not exist")
     return int(balance)
+
+
+async def player_round_stakes(
+    connection: asyncpg.Connection, operator_id: str, player_id: str, round_id: str, currency: str
+) -> dict[str, int]:
+    """The player's stakes on the round in `currency`, by bet type (every slip together)."""
+    rows = await connection.fetch(
+        "SELECT bet_type, sum(stake) FROM wallet_bets WHERE round_id = $1 AND operator_id = $2"
+        " AND player_id = $3 AND currency = $4 GROUP BY bet_type",
+        round_id,
+        operator_id,
+        player_id,
+        currency,
+    )
+    return {row[0]: int(row[1]) for row in rows}
 
 
 async def bets_for_payment(

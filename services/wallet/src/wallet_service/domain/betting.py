@@ -31,9 +31,10 @@ class WalletError(Exception):
 
     code: ClassVar[str] = "wallet_error"
 
-    def __init__(self, detail: str) -> None:
+    def __init__(self, detail: str, **extra: Any) -> None:
         super().__init__(detail)
         self.detail = detail
+        self.extra = extra  # more members of its problem document
 
 
 class UnknownRoundError(WalletError):
@@ -54,6 +55,13 @@ class BelowMinimumError(WalletError):
 
 class AboveMaximumError(WalletError):
     code = "above_maximum"
+
+
+class ExposureLimitError(WalletError):
+    """A player's stakes on one bet type of one round, all slips together, would exceed the
+    table's maximum: `limit`, `staked` (before this slip) and `left`."""
+
+    code = "exposure_limit"
 
 
 class InvalidBetError(WalletError):
@@ -171,6 +179,29 @@ def check_stakes(round_: RoundBetting, currency: str, lines: Sequence[SlipLine])
         if line.stake > limit.max:
             raise AboveMaximumError(
                 f"{line.bet_type}: {line.stake} is above the maximum {limit.max} {currency}"
+            )
+
+
+def check_exposure(
+    round_: RoundBetting, currency: str, lines: Sequence[SlipLine], staked: Mapping[str, int]
+) -> None:
+    """Each bet type's stakes of the player on the round, every slip together (`staked`, by
+    bet type, in `currency`, before this slip), stay within the type's maximum: otherwise
+    several slips would exceed the table's maximum that each one meets alone."""
+    by_type = round_.limits[currency]  # check_stakes found the currency and every type
+    for line in lines:
+        limit = by_type[line.bet_type].max
+        already = staked.get(line.bet_type, 0)
+        if already + line.stake > limit:
+            left = max(0, limit - already)
+            raise ExposureLimitError(
+                f"{line.bet_type}: {already} {currency} staked on round {round_.round_id}"
+                f" already, {line.stake} more exceeds the maximum {limit}; {left} left",
+                bet_type=line.bet_type,
+                currency=currency,
+                limit=limit,
+                staked=already,
+                left=left,
             )
 
 

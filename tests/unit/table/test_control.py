@@ -1,0 +1,328 @@
+"""The table's game control, pure: the RTP ceiling and configuration bounds, four eyes on
+pay tables, limits and voids, a card exposed during betting, a stalled deal, and what a
+table holds for a person (docs/decisions/0057, 0058, 0059)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+from uuid import uuid4
+
+import pytest
+
+from table_service.domain.attention import held_for_people, needs_person
+from table_service.domain.clock import (
+    decide_clock,
+    decide_close_betting,
+    decide_open_round,
+    next_clock_time,
+)
+from table_service.domain.decisions import (
+    ConfigPolicy,
+    FourEyesError,
+    InvalidTableConfigError,
+    OpenTable,
+    RoundConflictError,
+    decide_approve_change,
+    decide_cancel,
+    decide_open_table,
+    decide_reject_change,
+    decide_replace_deck,
+    decide_resume,
+    decide_scan,
+    rtp_percent,
+)
+from table_service.domain.state import SYSTEM_ACTOR, RoundPhase, TableState, evolve_all
+from table_service.rtp import exact_rtp
+from teenpatti import engine
+from teenpatti.events import Event
+from teenpatti.events.catalog import (
+    CardRefused,
+    CardScanned,
+    ConfigChangeProposed,
+    ConfigChangeRejected,
+    DeckReplaced,
+    RoundCancelled,
+    RoundOpened,
+    RoundPaused,
+    RoundResumed,
+    TableOpened,
+    VoidRequested,
+)
+
+T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+TIMEOUT = timedelta(seconds=120)
+STALL = timedelta(seconds=60)
+BET_TYPES = ("player_a", "player_b", "tie", "pair_plus_a", "pair_plus_b", "six_card_bonus")
+POLICY = ConfigPolicy(rtp_of=exact_rtp, rtp_ceiling_percent=Decimal("97.50"), max_currencies=3)
+PUBLISHED = engine.pay_table_to_mapping(engine.PUBLISHED_PAY_TABLE)
+
+
+def limits(maximum: int = 50_000, currencies: tuple[str, ...] = ("EUR",)) -> dict[str, Any]:
+    return {c: {bet: {"min": 100, "max": maximum} for bet in BET_TYPES} for c in currencies}
+
+
+def command(**override: Any) -> OpenTable:
+    values: dict[str, Any] = {
+        "table_id": "T1",
+        "name": "Table one",
+        "betting_seconds": 15,
+        "result_pause_seconds": 5,
+        "limits": limits(),
+        "paytable": None,
+    }
+    return OpenTable(**(values | override))
+
+
+def decide(state: TableState, cmd: OpenTable, actor: str = "alice") -> list[Event]:
+    return decide_open_table(state, cmd, actor, POLICY, uuid4())
+
+
+def apply(state: TableState, events: list[Event], at: datetime = T0) -> TableState:
+    return evolve_all(state, events, at)
+
+
+def opened() -> TableState:
+    state = TableState("T1")
+    return apply(state, decide(state, command()))
+
+
+def betting() -> TableState:
+    state = opened()
+    return apply(state, decide_open_round(state, T0))
+
+
+def dealing(cards: list[str] = ()) -> TableState:  # type: ignore[assignment]
+    state = betting()
+    closes = T0 + timedelta(seconds=15)
+    state = apply(state, decide_close_betting(state, closes), closes)
+    for card in cards:
+        state = apply(state, decide_scan(state, scan(card), closes), closes)
+    return state
+
+
+def scan(card: str) -> CardScanned:
+    return CardScanned(
+        scan_id=uuid4(),
+        device_id="D1",
+        table_id="T1",
+        round_id=None,
+        sequence=1,
+        card=card,
+        raw=card,
+        scanned_at=T0,
+    )
+
+
+# ------------------------------------------------------------------ the RTP ceiling
+def test_the_published_pay_table_is_at_the_rules_maximum_rtp_as_the_rules_state_it() -> None:
+    rtp = exact_rtp(engine.PUBLISHED_PAY_TABLE)
+    # exactly 97.5028%: the rules' "97.50%" at two decimals, so it opens
+    assert rtp["player_a"] > Fraction(975, 1000)
+    assert rtp_percent(rtp["player_a"]) == Decimal("97.50")
+    [event] = decide(TableState("T1"), command())
+    assert isinstance(event, TableOpened)
+
+
+def test_a_pay_table_above_the_ceiling_is_refused_naming_the_bet_its_rtp_and_the_ceiling() -> None:
+    generous = PUBLISHED | {"tie": "10000:1"}
+    with pytest.raises(InvalidTableConfigError) as refused:
+        decide(TableState("T1"), command(paytable=generous))
+    error = refused.value
+    assert error.code == "rtp_above_ceiling"
+    assert error.extra["bet_type"] == "tie" and error.extra["ceiling_percent"] == "97.50"
+    assert Decimal(error.extra["rtp_percent"]) > 100
+    assert "tie" in error.detail and "97.50%" in error.detail
+
+
+def test_the_ceiling_is_a_setting_and_a_lower_one_refuses_the_published_table() -> None:
+    strict = ConfigPolicy(exact_rtp, Decimal("95.00"), max_currencies=3)
+    with pytest.raises(InvalidTableConfigError) as refused:
+        decide_open_table(TableState("T1"), command(), "alice", strict, uuid4())
+    assert refused.value.extra["bet_type"] == "player_a"
+
+
+def test_a_table_prices_at_most_the_allowed_number_of_currencies() -> None:
+    many = limits(currencies=("EUR", "USD", "INR", "GBP"))
+    with pytest.raises(InvalidTableConfigError) as refused:
+        decide(TableState("T1"), command(limits=many))
+    assert refused.value.code == "too_many_currencies"
+
+
+# ------------------------------------------------------------------ four eyes on changes
+def test_a_limits_change_of_an_open_table_is_proposed_and_applies_once_approved() -> None:
+    state = opened()
+    [proposed] = decide(state, command(limits=limits(maximum=90_000)), "alice")
+    assert isinstance(proposed, ConfigChangeProposed) and proposed.actor == "alice"
+    assert set(proposed.rtp) == set(BET_TYPES)
+    state = apply(state, [proposed])
+    assert state.config is not None and state.config.limits == opened().config.limits  # type: ignore[union-attr]
+
+    with pytest.raises(FourEyesError) as same:
+        decide_approve_change(state, proposed.change_id, "alice", POLICY)
+    assert same.value.code == "same_supervisor"
+
+    [approved] = decide_approve_change(state, proposed.change_id, "bob", POLICY)
+    assert isinstance(approved, TableOpened)
+    assert (approved.actor, approved.approved_by) == ("alice", "bob")
+    state = apply(state, [approved])
+    assert state.pending_change is None
+    [round_opened] = decide_open_round(state, T0)
+    assert isinstance(round_opened, RoundOpened)
+    assert round_opened.limits["EUR"]["tie"].max == 90_000
+
+
+def test_a_change_applies_from_the_next_round_not_to_the_round_in_play() -> None:
+    state = betting()
+    [proposed] = decide(state, command(limits=limits(maximum=90_000)), "alice")
+    state = apply(
+        state,
+        [
+            proposed,
+            *decide_approve_change(apply(state, [proposed]), proposed.change_id, "bob", POLICY),
+        ],
+    )
+    assert state.round is not None and state.round.limits["EUR"]["tie"].max == 50_000
+
+
+def test_a_pay_table_other_than_the_published_one_needs_two_even_to_open() -> None:
+    custom = PUBLISHED | {"tie": "40:1"}
+    [proposed] = decide(TableState("T1"), command(paytable=custom))
+    assert isinstance(proposed, ConfigChangeProposed)
+    state = apply(TableState("T1"), [proposed])
+    assert state.status.value == "unknown"  # nothing opens on one supervisor's word
+    [approved] = decide_approve_change(state, proposed.change_id, "bob", POLICY)
+    assert isinstance(approved, TableOpened) and approved.paytable["tie"] == "40"
+
+
+def test_renaming_or_retiming_an_open_table_needs_one_supervisor() -> None:
+    [event] = decide(opened(), command(name="Salon", betting_seconds=20))
+    assert isinstance(event, TableOpened) and event.approved_by is None
+
+
+def test_a_rename_meanwhile_leaves_a_proposed_change_waiting() -> None:
+    state = opened()
+    [proposed] = decide(state, command(limits=limits(maximum=90_000)))
+    state = apply(state, [proposed])
+    state = apply(state, decide(state, command(name="Salon")))
+    assert state.pending_change is not None
+    assert state.pending_change.change_id == proposed.change_id
+
+
+def test_one_change_waits_at_a_time_and_a_rejected_one_never_applies() -> None:
+    state = opened()
+    [proposed] = decide(state, command(limits=limits(maximum=90_000)))
+    state = apply(state, [proposed])
+    with pytest.raises(RoundConflictError) as pending:
+        decide(state, command(limits=limits(maximum=70_000)), "carol")
+    assert pending.value.code == "change_pending"
+    [rejected] = decide_reject_change(state, proposed.change_id, "alice", "typo")
+    assert isinstance(rejected, ConfigChangeRejected)
+    state = apply(state, [rejected])
+    with pytest.raises(RoundConflictError) as gone:
+        decide_approve_change(state, proposed.change_id, "bob", POLICY)
+    assert gone.value.code == "no_such_change"
+
+
+# ------------------------------------------------------------------ an exposed card
+def test_an_exposed_round_resumes_only_after_the_deck_is_replaced() -> None:
+    state = betting()
+    state = apply(state, decide_scan(state, scan("AS"), T0 + timedelta(seconds=3)))
+    with pytest.raises(RoundConflictError) as refused:
+        decide_resume(state, "alice", T0)
+    assert refused.value.code == "card_exposed"
+    [replaced] = decide_replace_deck(state, "alice", "new deck shuffled")
+    assert isinstance(replaced, DeckReplaced)
+    state = apply(state, [replaced])
+    [resumed] = decide_resume(state, "alice", T0 + timedelta(seconds=10))
+    assert isinstance(resumed, RoundResumed) and resumed.betting_closes_at is not None
+    with pytest.raises(RoundConflictError):
+        decide_replace_deck(apply(state, [resumed]), "alice", "again")
+
+
+def test_an_exposed_round_before_its_first_card_is_cancelled_by_one_supervisor() -> None:
+    state = betting()
+    state = apply(state, decide_scan(state, scan("AS"), T0))
+    [cancelled] = decide_cancel(state, "alice", "card exposed")
+    assert isinstance(cancelled, RoundCancelled) and cancelled.cards_dealt == 0
+
+
+def test_a_second_card_read_while_exposed_is_sealed_too_without_another_pause() -> None:
+    state = betting()
+    state = apply(state, decide_scan(state, scan("AS"), T0))
+    [refused] = decide_scan(state, scan("KD"), T0)
+    assert isinstance(refused, CardRefused) and refused.card is None
+
+
+# ------------------------------------------------------------------ two supervisors to void
+def test_voiding_a_started_round_takes_a_request_and_another_supervisors_confirmation() -> None:
+    state = dealing(["AS"])
+    [request] = decide_cancel(state, "alice", "misdeal")
+    assert isinstance(request, VoidRequested)
+    state = apply(state, [request])
+    assert state.round_in_play is not None  # still in play: its next card may yet close it
+    with pytest.raises(FourEyesError):
+        decide_cancel(state, "alice", "again")
+    [void] = decide_cancel(state, "bob", "agreed")
+    assert isinstance(void, RoundCancelled) and void.actor == "bob"
+
+
+def test_a_void_requested_loses_to_the_sixth_card() -> None:
+    state = dealing(["AS", "KS", "AH", "KH", "AD"])
+    state = apply(state, decide_cancel(state, "alice", "misdeal"))
+    state = apply(state, decide_scan(state, scan("2C"), T0))
+    assert state.round is not None and state.round.phase is RoundPhase.CLOSED
+    with pytest.raises(RoundConflictError):
+        decide_cancel(state, "bob", "too late")
+
+
+# ------------------------------------------------------------------ a stalled deal
+def test_a_deal_without_its_next_card_pauses_itself_and_is_never_cancelled_by_time() -> None:
+    state = dealing(["AS"])
+    dealt_at = T0 + timedelta(seconds=15)
+    assert next_clock_time(state, TIMEOUT, STALL) == dealt_at + STALL
+    assert decide_clock(state, dealt_at + STALL - timedelta(microseconds=1), TIMEOUT, STALL) == []
+    [paused] = decide_clock(state, dealt_at + STALL, TIMEOUT, STALL)
+    assert isinstance(paused, RoundPaused) and paused.actor == SYSTEM_ACTOR
+    assert "B1" in paused.reason
+    state = apply(state, [paused], dealt_at + STALL)
+    assert decide_clock(state, dealt_at + timedelta(days=1), TIMEOUT, STALL) == []
+    assert next_clock_time(state, TIMEOUT, STALL) is None
+
+
+def test_a_resumed_deal_gets_the_whole_stall_time_again() -> None:
+    state = dealing(["AS"])
+    stalled_at = T0 + timedelta(seconds=15) + STALL
+    state = apply(state, decide_clock(state, stalled_at, TIMEOUT, STALL), stalled_at)
+    later = stalled_at + timedelta(minutes=5)
+    state = apply(state, decide_resume(state, "alice", later), later)
+    assert next_clock_time(state, TIMEOUT, STALL) == later + STALL
+
+
+# ------------------------------------------------------------------ held for a person
+def test_a_table_holds_for_people_its_paused_exposed_voided_and_proposed_business() -> None:
+    assert not needs_person(opened())
+    state = dealing(["AS"])
+    stalled = T0 + timedelta(hours=1)
+    state = apply(state, decide_clock(state, stalled, TIMEOUT, STALL), stalled)
+    state = apply(state, decide_cancel(state, "alice", "misdeal"))
+    state = apply(state, decide(state, command(limits=limits(maximum=70_000))))
+    assert needs_person(state)
+    soon = held_for_people(
+        state, T0 + timedelta(hours=1, minutes=1), TIMEOUT, timedelta(minutes=10)
+    )
+    late = held_for_people(state, T0 + timedelta(hours=2), TIMEOUT, timedelta(minutes=10))
+    kinds = {held.kind: held for held in late}
+    assert set(kinds) == {"paused_round", "void_requested", "config_change_pending"}
+    assert kinds["paused_round"].facts["overdue"] is True
+    assert {held.kind: held for held in soon}["paused_round"].facts["overdue"] is False
+    assert "POST /tables/T1/cancel" in kinds["void_requested"].actions
+
+    exposed = betting()
+    exposed = apply(exposed, decide_scan(exposed, scan("AS"), T0))
+    [card, paused] = held_for_people(exposed, T0, TIMEOUT, timedelta(minutes=10))
+    assert (card.kind, paused.kind) == ("exposed_card", "paused_round")
+    assert "cancels_at" in paused.facts
+    assert all("AS" not in held.detail for held in (card, paused))
