@@ -3,3 +3,5 @@ CREATE DATABASE tp_table OWNER teenpatti;
 CREATE DATABASE tp_scanner OWNER teenpatti;
 CREATE DATABASE tp_settlement OWNER teenpatti;
 CREATE DATABASE tp_wallet OWNER teenpatti;
+-- the API keys every service reads (teenpatti migrate access; docs/access.md)
+CREATE DATABASE tp_access OWNER teenpatti;

@@ -111,12 +111,24 @@ def test_a_replayed_or_reordered_sequence_is_refused(sequence: int) -> None:
 def test_a_scan_made_in_another_round_is_refused_but_uses_up_its_number(
     round_id: str | None,
 ) -> None:
-    for state in (table(dealing=True), table(dealing=False)):  # also while betting is open
+    states = [table(dealing=True)]
+    if round_id is not None:
+        states.append(table(dealing=False))  # also while betting is open
+    for state in states:
         screened = screen_scan(SCANNER, scan(round_id=round_id, sequence=6), state)
         assert screened.refusal is not None
         assert (screened.refusal.reason, screened.refusal.card) == ("wrong_round", None)
         assert "T1-000002" in screened.refusal.detail
         assert screened.scanner is not None and screened.scanner.last_sequence == 6
+
+
+def test_while_betting_a_read_the_gateway_made_before_it_heard_of_the_round_goes_to_the_rules() -> (
+    None
+):
+    # the rules seal it and pause the round: a card out of the shoe while bets are taken
+    screened = screen_scan(SCANNER, scan(round_id=None, sequence=6), table(dealing=False))
+    assert screened.refusal is None
+    assert screened.scanner is not None and screened.scanner.last_sequence == 6
 
 
 def test_with_no_round_in_play_the_rules_decide() -> None:

@@ -13,7 +13,7 @@ from typing import Literal
 
 from teenpatti.events.catalog import CardRefused, CardScanned
 
-from .state import TableState
+from .state import RoundPhase, TableState
 
 ScreenReason = Literal["unregistered_device", "foreign_device", "wrong_round", "stale_sequence"]
 
@@ -69,7 +69,10 @@ def screen_scan(scanner: Scanner | None, scan: CardScanned, state: TableState) -
             f" {scanner.last_sequence}",
         )
     after = replace(scanner, last_sequence=scan.sequence)
-    if r is not None and scan.round_id != r.round_id:
+    # While bets are taken, a read the gateway made before it heard of the round (no round) is
+    # a card out of the shoe all the same: the rules seal it and pause the round (0058).
+    lagging = r is not None and r.phase is RoundPhase.BETTING and scan.round_id is None
+    if r is not None and scan.round_id != r.round_id and not lagging:
         made_in = scan.round_id or "no round"
         detail = f"read in {made_in}; the round in play is {r.round_id}"
         return Screened(refused("wrong_round", detail).refusal, after)
