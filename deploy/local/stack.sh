@@ -29,7 +29,7 @@ DATA="$TP_HOME/data"
 LOGS="$TP_HOME/logs"
 RUN="$TP_HOME/run"
 JARS="$TP_HOME/kafka/jars-$TP_KAFKA_VERSION"
-DATABASES="teenpatti tp_table tp_scanner tp_settlement tp_wallet tp_access"
+DATABASES="teenpatti tp_table tp_scanner tp_settlement tp_wallet tp_access tp_operator"
 # Postgres's data, socket and log: under $TP_HOME, unless the postgres system user (which runs
 # it when we are root) cannot enter $TP_HOME (a clone in a private folder such as /root/x):
 # then in a folder of its own outside it (`pg_place`).

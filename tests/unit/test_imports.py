@@ -1,5 +1,6 @@
 """What runs in production imports only the runtime: not numpy (the engine's PAR analysis,
-for the command line), not httpx, not the development tools (`teenpatti_tools`)."""
+for the command line), not the development tools (`teenpatti_tools`). httpx is runtime: the
+seamless wallet calls operators' wallet servers with it (`teenpatti.seamless`)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ RUNTIME_MODULES = (
     "wallet_service.app",
     "settlement_service.app",
     "teenpatti.engine",
+    "teenpatti.seamless",
     "teenpatti.cli",  # `evaluate` and `audit` need no numpy; `par-sheet` imports it itself
 )
-NOT_RUNTIME = ("numpy", "httpx", "teenpatti_tools")
+NOT_RUNTIME = ("numpy", "teenpatti_tools")
 
 
 @pytest.mark.parametrize("module", RUNTIME_MODULES)

@@ -2,8 +2,10 @@
 
 Exit status: 0 success; 1 some input lines could not be evaluated (`audit`: a mismatch was
 found); 2 bad arguments or pay table (`audit`: a store or the broker cannot be read; `keys`:
-the access database cannot be used; `audit`, `migrate`, `keys`: a public development secret
-outside development); 130 interrupted.
+the access database cannot be used; `operators`: the wallet database cannot be used, or a
+configuration is not valid; `audit`, `migrate`, `keys`, `operators`: a public development
+secret outside development; `reconcile`: a side that cannot be read); 130 interrupted.
+`reconcile`: 1 when our calls and the operator's transactions differ.
 """
 
 from __future__ import annotations
@@ -153,7 +155,33 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_keys_parser(commands)
     commands.choices["keys"].set_defaults(handler=_keys)
+    from teenpatti.operators_cli import add_operators_parser
+
+    add_operators_parser(commands)
+    commands.choices["operators"].set_defaults(handler=_operators)
+    from teenpatti.reconcile import add_reconcile_parser
+
+    add_reconcile_parser(commands)
+    commands.choices["reconcile"].set_defaults(handler=_reconcile)
     return parser
+
+
+def _reconcile(args: argparse.Namespace, streams: _Streams) -> int:
+    from teenpatti.reconcile import ReconcileUsageError, run_reconcile
+
+    try:
+        return run_reconcile(args, streams.out)
+    except ReconcileUsageError as error:
+        raise UsageError(str(error)) from None
+
+
+def _operators(args: argparse.Namespace, streams: _Streams) -> int:
+    from teenpatti.operators_cli import OperatorsUsageError, run_operators
+
+    try:
+        return run_operators(args, streams.out)
+    except OperatorsUsageError as error:
+        raise UsageError(str(error)) from None
 
 
 def _keys(args: argparse.Namespace, streams: _Streams) -> int:

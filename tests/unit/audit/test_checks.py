@@ -372,3 +372,19 @@ def test_balances_are_replayed_from_the_player_stream() -> None:
     bad = BalanceTables({key: 5_951}, {key: 5_950}, {("op", "INR"): 0})
     codes = sorted(f.code for f in check_balances(history, bad, {})[0])
     assert codes == ["balance_mismatch", "house_ledger_mismatch"]
+
+
+def test_a_seamless_players_bets_and_payments_are_not_looked_for_in_an_account() -> None:
+    history, _ = round_history()
+    stream = history.wallet["player-op:p"]
+    placed_event, paid_event = stream[0][0], stream[1][0]
+    history.wallet["player-op:p"] = [
+        (placed_event.model_copy(update={"wallet": "seamless"}), "w@1"),
+        (paid_event.model_copy(update={"wallet": "seamless", "balance_after": 0}), "w@2"),
+    ]
+    findings, accounts = check_balances(history, BalanceTables({}, {}, {}), {})
+    assert (findings, accounts) == ([], 0)
+    # the same lines of a transfer wallet: a stake taken from an account that holds nothing
+    history.wallet["player-op:p"] = [(placed_event, "w@1"), (paid_event, "w@2")]
+    codes = {f.code for f in check_balances(history, BalanceTables({}, {}, {}), {})[0]}
+    assert "negative_balance" in codes

@@ -78,6 +78,18 @@ def test_every_route_documents_its_answer() -> None:
         "GET /bets/{bet_id}": ("200", ref("BetPublic")),
         "GET /rounds/{round_id}/book": ("200", ref("RoundBookPublic")),
         "GET /problems": ("200", ref("ProblemsPublic")),
+        # player sessions (session_entrypoints.py)
+        "POST /sessions": ("201", ref("SessionOpenedPublic")),
+        "GET /sessions/{session_id}": ("200", ref("SessionPublic")),
+        "DELETE /sessions/{session_id}": ("200", ref("SessionPublic")),
+        "POST /sessions/launch": ("200", ref("SessionLaunchedPublic")),
+        "GET /me": ("200", ref("PlayerPublic")),
+        "GET /me/balance": ("200", ref("PlayerBalancePublic")),
+        "GET /me/bets": ("200", ref("BetPagePublic")),
+        "GET /me/bets/{bet_id}": ("200", ref("BetPublic")),
+        # the transactions API and the daily report (transaction_entrypoints.py)
+        "GET /transactions": ("200", ref("TransactionPagePublic")),
+        "GET /reports/daily": ("200", ref("DailyReportPublic")),
     }
 
 

@@ -51,6 +51,7 @@ def test_each_line_of_a_slip_is_the_bet_placed_whole() -> None:
             stake=line.stake,
             currency="INR",
             placed_at=PLACED_AT,
+            wallet="transfer",
         )
         for line in placed.bets
     ]
@@ -90,6 +91,7 @@ def test_each_line_of_a_payment_is_the_bet_paid_whole() -> None:
             amount=line.amount,
             outcome=line.outcome,
             balance_after=line.balance_after,
+            wallet="transfer",
         )
         for line in lines
     ]

@@ -6,10 +6,13 @@
 Each service runs under uvicorn on its own port (its log goes to .local/logs/<service>.log,
 one line for people per record: `TP_LOG_FORMAT=text`). The local stack's Prometheus scrapes
 each one's /metrics: `make run` lists their addresses in the targets file it reads
-(`PrometheusTargets`) and prints Prometheus's address. A simulated supervisor opens the
-tables, dealers scan shuffled decks, and players of two operators bet through the operator
-API; every finished round is printed. Ctrl-C (or `--rounds N`) stops the simulation, prints
-a summary with the money conservation check, and stops the services.
+(`PrometheusTargets`) and prints Prometheus's address. The reference operator
+(`teenpatti_tools.operator`) runs as its own process, the wallet server of `operator-1`, a
+seamless operator; `operator-2` stays on the transfer wallet. A simulated supervisor opens
+the tables, dealers scan shuffled decks, and players of both operators bet (operator-2's
+through the operator API, operator-1's with player sessions); every finished round is
+printed. Ctrl-C (or `--rounds N`) stops the simulation, prints a summary with the money
+checks of both wallets, and stops the services.
 """
 
 from __future__ import annotations
@@ -25,10 +28,12 @@ import socket
 import sys
 import time
 import urllib.request
+from collections import Counter
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from uuid import uuid4
 
 import asyncpg
@@ -36,9 +41,25 @@ from aiokafka.admin import AIOKafkaAdminClient
 
 from teenpatti.events.catalog import ALL_TOPICS
 from teenpatti.migrations import declared_services, migrate_service
+from teenpatti.observability.logs import configure_logging
+from teenpatti.seamless.hub88 import to_protocol
+from teenpatti.seamless.signing import write_key_pair
 from teenpatti.settings import ADMIN, InfrastructureSettings
 from teenpatti_tools.databases import create_database, drop_database
-from teenpatti_tools.simulator import Endpoints, Studio, money
+from teenpatti_tools.operator.control import LaunchedOperator, launched
+from teenpatti_tools.simulator import (
+    CURRENCY,
+    DEPOSIT,
+    Endpoints,
+    SeamlessOperator,
+    Studio,
+    money,
+)
+
+# make run's seamless operator, whose wallet server is the reference operator; operator-2
+# stays on the transfer wallet (decision 0070)
+SEAMLESS_OPERATOR = "operator-1"
+OPERATOR_DATABASE = "tp_operator"
 
 
 @dataclass(frozen=True)
@@ -196,6 +217,70 @@ class IsolatedSystem:
     processes: ServiceProcesses
     settings: InfrastructureSettings  # with the system's own topic prefix
     databases: Mapping[str, str]  # "table", "scanner", "wallet", "settlement" -> database
+    operator: LaunchedOperator | None = None  # the seamless operator's wallet server
+
+
+@dataclass(frozen=True)
+class GameKeys:
+    """Our signing key pair (TP_SEAMLESS_SIGNING_KEY_FILE and what operators are given)."""
+
+    private: Path
+    public: Path
+
+
+def game_keys(folder: Path) -> GameKeys:
+    """A fresh key pair in `folder`, for a run: never a production key."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("signing.pem", "signing.pub.pem"):
+        (folder / name).unlink(missing_ok=True)
+    private, public = write_key_pair(folder)
+    return GameKeys(private.resolve(), public.resolve())
+
+
+async def register_seamless(
+    operator_id: str, base_url: str, public_key: Path, *, wallet_database: str | None = None
+) -> None:
+    """`teenpatti operators set OPERATOR --mode seamless ...` on the wallet database (the
+    default one, or `wallet_database`), as the admin, like a person would."""
+    env = {**os.environ, "TP_ENV": os.environ.get("TP_ENV", "dev")}
+    if wallet_database is not None:
+        env["TP_WALLET_DATABASE"] = wallet_database
+    process = await asyncio.create_subprocess_exec(
+        *(sys.executable, "-m", "teenpatti.cli", "operators", "set", operator_id),
+        *("--mode", "seamless", "--base-url", base_url, "--public-key", str(public_key)),
+        *("--by", "devrun"),
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    _, err = await process.communicate()
+    if process.returncode != 0:
+        raise RuntimeError(f"teenpatti operators set {operator_id}: {err.decode().strip()}")
+
+
+@asynccontextmanager
+async def seamless_operator(
+    folder: Path,
+    *,
+    port: int,
+    database: str,
+    wallet_database: str | None = None,
+    operator_id: str = SEAMLESS_OPERATOR,
+) -> AsyncIterator[tuple[LaunchedOperator, GameKeys]]:
+    """The reference operator on `port` and `database` (its key pair, admin token and log in
+    `folder`), beside our key pair, registered in the wallet database as `operator_id`'s
+    seamless wallet server; stopped on leaving."""
+    keys = await asyncio.to_thread(game_keys, folder)
+    async with launched(
+        keys.public.read_bytes(), port=port, folder=folder, database=database
+    ) as operator:
+        await register_seamless(
+            operator_id,
+            operator.url,
+            folder / "operator.pub.pem",
+            wallet_database=wallet_database,
+        )
+        yield operator, keys
 
 
 @asynccontextmanager
@@ -207,10 +292,13 @@ async def isolated_system(
     instances: int = 1,
     extra_env: Mapping[str, str] | None = None,
     keep: Callable[[], bool] = lambda: False,
+    seamless: str | None = None,
 ) -> AsyncIterator[IsolatedSystem]:
     """`instances` of each service as processes, on databases and Kafka topics of their own
     (named `<label>_<service>_<suffix>` and `<label><suffix>.`), removed afterwards unless
-    `keep()` says otherwise (to audit a failed run)."""
+    `keep()` says otherwise (to audit a failed run). With `seamless` (an operator id), the
+    reference operator runs too, on a database of its own (`<label>_operator_<suffix>`), as
+    that operator's wallet server."""
     infrastructure = infrastructure.as_principal(ADMIN)
     suffix = uuid4().hex[:8]
     names = {db: f"{label}_{db}_{suffix}" for db in DATABASES}
@@ -235,18 +323,39 @@ async def isolated_system(
         **(extra_env or {}),
     }
     log_dir = Path(os.environ.get("TP_HOME", ".local")) / "logs" / f"{label}-{suffix}"
-    async with ServiceProcesses(
-        services(base_port, instances), env=env, log_dir=log_dir
-    ) as processes:
+    dropped = list(names.values())
+    async with contextlib.AsyncExitStack() as stack:
+        operator = None
+        if seamless is not None:
+            operator_database = f"{label}_operator_{suffix}"
+            await create_database(infrastructure, operator_database)
+            dropped.append(operator_database)
+            # a port no service instance takes (theirs are base + 10n + 0..3)
+            operator, keys = await stack.enter_async_context(
+                seamless_operator(
+                    log_dir / "operator",
+                    port=base_port + 9,
+                    database=operator_database,
+                    wallet_database=names["wallet"],
+                    operator_id=seamless,
+                )
+            )
+            env["TP_SEAMLESS_SIGNING_KEY_FILE"] = str(keys.private)
+        processes = await stack.enter_async_context(
+            ServiceProcesses(services(base_port, instances), env=env, log_dir=log_dir)
+        )
         yield IsolatedSystem(
-            processes, infrastructure.model_copy(update={"topic_prefix": prefix}), names
+            processes,
+            infrastructure.model_copy(update={"topic_prefix": prefix}),
+            names,
+            operator,
         )
     if keep():
         return
     # a new connection: the system's run may have restarted Postgres since the first one
     admin = await asyncpg.connect(infrastructure.postgres_dsn("postgres"))
     try:
-        for name in names.values():
+        for name in dropped:
             await drop_database(admin, name)
     finally:
         await admin.close()
@@ -307,6 +416,132 @@ async def _scraped(targets: PrometheusTargets, running: tuple[Service, ...]) -> 
         targets.clear()
 
 
+_CALLS = (
+    "SELECT kind, transaction_uuid, reference_transaction_uuid, amount, status, player_id"
+    " FROM operator_calls WHERE operator_id = $1 AND player_id = ANY($2::text[])"
+)
+# the slips whose every bet is paid (their round settled or cancelled): each bet call must be
+# ended by one win or one rollback
+_PAID_SLIPS = (
+    "SELECT slip_id::text FROM wallet_bets WHERE operator_id = $1"
+    " AND player_id = ANY($2::text[]) GROUP BY slip_id HAVING bool_and(status = 'paid')"
+)
+
+
+async def seamless_check(
+    studio: Studio, operator: LaunchedOperator, wallet_dsn: str, *, within_seconds: float = 30
+) -> tuple[list[str], dict[str, int]]:
+    """Money on both sides of the seamless wallet, for the studio's seamless players: the
+    operator's balances equal its deposits - bets + wins + rollbacks (its own check); every
+    transaction it applied is one of our calls (`operator_calls`, read as the admin) with the
+    same transaction_uuid, kind and amount, and every call it answered RS_OK is one of its
+    transactions; every bet of a slip paid on our side is ended by exactly one win or one
+    rollback; each player's balance there is the deposit - stakes + returns of the bets our
+    wallet holds. Owed wins and rollbacks still pending are waited for first."""
+    assert studio.seamless is not None
+    operator_id = studio.seamless.operator_id
+    users = [player.player_id for player in studio.seamless_players]
+    problems: list[str] = []
+    wallet = await asyncpg.connect(wallet_dsn)
+    try:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + within_seconds
+        while True:
+            ours = await wallet.fetch(_CALLS, operator_id, users)
+            pending = [c for c in ours if c["status"] == "pending"]
+            if not pending or loop.time() > deadline:
+                break
+            await asyncio.sleep(0.2)
+        paid = {row[0] for row in await wallet.fetch(_PAID_SLIPS, operator_id, users)}
+    finally:
+        await wallet.close()
+    problems += [
+        f"{c['kind']} {c['transaction_uuid']} of {c['player_id']}: still pending after"
+        f" {within_seconds:g} s"
+        for c in pending
+    ]
+    problems += [
+        f"{c['kind']} {c['transaction_uuid']} of {c['player_id']}: failed (GET /problems)"
+        for c in ours
+        if c["status"] == "failed"
+    ]
+    endings = Counter(
+        c["reference_transaction_uuid"] for c in ours if c["kind"] != "bet" and c["status"] == "ok"
+    )
+    problems += [
+        f"bet {c['transaction_uuid']} of {c['player_id']}: its slip is paid, and"
+        f" {endings[c['transaction_uuid']]} wins or rollbacks end it, not one"
+        for c in ours
+        if c["kind"] == "bet"
+        and c["status"] == "ok"
+        and c["transaction_uuid"] in paid
+        and endings[c["transaction_uuid"]] != 1
+    ]
+    theirs: dict[str, dict[str, Any]] = {}
+    for user in users:
+        for transaction in await operator.admin.transactions(user=user):
+            theirs[transaction["transaction_uuid"]] = transaction
+    by_uuid = {c["transaction_uuid"]: c for c in ours}
+    for uuid, transaction in theirs.items():
+        call, kind = by_uuid.get(uuid), transaction["kind"]
+        if call is None or call["kind"] != kind:
+            problems.append(f"the operator applied {kind} {uuid}, which we never sent")
+        elif call["status"] != "ok" and not (kind == "bet" and transaction["rolled_back_by"]):
+            problems.append(f"the operator applied {kind} {uuid}; we record it {call['status']}")
+        elif kind == "rollback":
+            bet = theirs.get(str(transaction["reference_transaction_uuid"]))
+            expected = 0 if transaction["tombstone"] or bet is None else int(bet["amount"])
+            if int(transaction["amount"]) != expected:
+                problems.append(f"rollback {uuid}: {transaction['amount']} units, not {expected}")
+        elif int(transaction["amount"]) != to_protocol(int(call["amount"]), CURRENCY):
+            problems.append(
+                f"{kind} {uuid}: the operator applied {transaction['amount']} units, we sent"
+                f" {to_protocol(int(call['amount']), CURRENCY)}"
+            )
+    problems += [
+        f"{c['kind']} {c['transaction_uuid']}: answered RS_OK, unknown to the operator"
+        for c in ours
+        if c["status"] == "ok" and c["transaction_uuid"] not in theirs
+    ]
+    check = await operator.admin.check()
+    balances = {
+        row["user"]: int(row["balance"])
+        for row in check["balances"]
+        if row["user"] in users and row["currency"] == CURRENCY
+    }
+    problems += [
+        f"the operator's {row['user']}: balance {row['balance']:,}, deposits - bets + wins"
+        f" + rollbacks {row['expected']:,}"
+        for row in check["balances"]
+        if row["user"] in users and not row["ok"]
+    ]
+    stakes = returns = 0
+    for player in studio.seamless_players:
+        bets = await studio.player_bets(player)
+        staked = sum(int(bet["stake"]) for bet in bets)
+        returned = sum(int(bet.get("returned") or 0) for bet in bets)
+        stakes, returns = stakes + staked, returns + returned
+        expected = to_protocol(DEPOSIT - staked + returned, CURRENCY)
+        if balances.get(player.player_id) != expected:
+            problems.append(
+                f"{player.player_id} holds {balances.get(player.player_id)} units at the"
+                f" operator; deposit - stakes + returns of our bets is {expected}"
+            )
+    if stakes != studio.ledger.seamless_stakes:
+        problems.append(
+            f"the wallet holds {stakes:,} of seamless stakes, players placed"
+            f" {studio.ledger.seamless_stakes:,}"
+        )
+    figures = {
+        "calls": len(ours),
+        "transactions": len(theirs),
+        "stakes": stakes,
+        "returns": returns,
+        "balances": sum(balances.values()) // to_protocol(1, CURRENCY),
+    }
+    return problems, figures
+
+
 async def simulate(args: argparse.Namespace, stop: asyncio.Event) -> int:
     settings = InfrastructureSettings()
     running = services(args.base_port, args.instances)
@@ -316,12 +551,32 @@ async def simulate(args: argparse.Namespace, stop: asyncio.Event) -> int:
     # deployed, a JSON object per line)
     text = {"TP_LOG_FORMAT": os.environ.get("TP_LOG_FORMAT", "text")}
     prometheus = PrometheusTargets()
+    # the reference operator's key pair, admin token and log; ours beside them
+    folder = Path(os.environ.get("TP_HOME", ".local")) / "devrun"
+    wallet = declared_services()["wallet"]()
+    wallet_settings = wallet.settings().as_principal(ADMIN)  # read as the admin
+    wallet_dsn = wallet_settings.postgres_dsn(str(wallet.database(wallet_settings)))
+    # loading the service set up its logging: this process's own lines are warnings only
+    configure_logging(service="devrun", level="WARNING", fmt="text")
     async with (
-        ServiceProcesses(running, env=text, log_dir=log_dir),
+        seamless_operator(folder, port=args.base_port + 100, database=OPERATOR_DATABASE) as (
+            operator,
+            keys,
+        ),
+        ServiceProcesses(
+            running,
+            env={**text, "TP_SEAMLESS_SIGNING_KEY_FILE": str(keys.private)},
+            log_dir=log_dir,
+        ),
         _scraped(prometheus, running),
     ):
         for service in running:
             print(f"  {service.name:>15}: {service.url}  (API docs {service.url}/docs)")
+        print(
+            f"  reference operator: {operator.url}  ({SEAMLESS_OPERATOR}'s seamless wallet"
+            f" server; admin API {operator.url}/admin, X-Admin-Token in {folder}/admin-token;"
+            f" log {folder}/operator.log)"
+        )
         print(
             f"  stack: Postgres :{settings.pg_port}, Kafka {settings.kafka_servers},"
             f" Redis :{settings.redis_port}",
@@ -339,13 +594,16 @@ async def simulate(args: argparse.Namespace, stop: asyncio.Event) -> int:
             betting_seconds=args.betting_seconds,
             seed=args.seed,
             print_line=lambda line: print(line, flush=True),
+            seamless=SeamlessOperator(SEAMLESS_OPERATOR, operator.admin),
         )
         try:
             await studio.open_tables()
             await studio.fund_players()
             print(
                 f"{args.tables} tables open, {args.players} players funded with"
-                f" {money(5_000_000)} INR each; Ctrl-C stops\n",
+                f" {money(DEPOSIT)} INR each ({len(studio.seamless_players)} of"
+                f" {SEAMLESS_OPERATOR} at the reference operator, {len(studio.transfer_players)}"
+                " on the transfer wallet); Ctrl-C stops\n",
                 flush=True,
             )
             tasks = [
@@ -362,29 +620,51 @@ async def simulate(args: argparse.Namespace, stop: asyncio.Event) -> int:
             await asyncio.gather(*tasks, return_exceptions=True)
             await asyncio.sleep(2.0)  # let the last settlements be paid
             problems, figures = await studio.conservation()
+            seamless_problems, seamless = await seamless_check(studio, operator, wallet_dsn)
         finally:
             await studio.close()
     ledger = studio.ledger
     print("\nsummary")
     print(f"  rounds closed {ledger.rounds}, cancelled {ledger.cancelled}")
     print(f"  bets placed {ledger.bets}, slips refused {ledger.refused_slips}")
+    if ledger.refusals:
+        print("  refusals " + ", ".join(f"{c} {n}" for c, n in sorted(ledger.refusals.items())))
     print(
         f"  misreads re-scanned {ledger.misreads},"
         f" duplicate reads absorbed {ledger.duplicate_reads}"
     )
+    print("  transfer wallet (operator-2)")
     print(
-        f"  deposits {money(ledger.deposits)}  stakes {money(figures['stakes'])}"
+        f"    deposits {money(ledger.deposits)}  stakes {money(figures['stakes'])}"
         f"  returns {money(figures['returns'])}  player balances {money(figures['balances'])}"
     )
-    house = figures["stakes"] - figures["returns"]
-    print(f"  house result {money(house)}")
+    print(f"    house result {money(figures['stakes'] - figures['returns'])}")
     if problems:
-        print("  money conservation: VIOLATED")
-        for problem in problems:
-            print(f"    {problem}")
+        print("    money conservation: VIOLATED")
+        print("".join(f"      {problem}\n" for problem in problems), end="")
+    else:
+        print("    money conservation: ok (balances = deposits - stakes + returns, to the unit)")
+    print(f"  seamless wallet ({SEAMLESS_OPERATOR}, at the reference operator {operator.url})")
+    print(
+        f"    deposits {money(ledger.seamless_deposits)}  stakes {money(seamless['stakes'])}"
+        f"  returns {money(seamless['returns'])}  balances at the operator"
+        f" {money(seamless['balances'])}"
+    )
+    print(f"    house result {money(seamless['stakes'] - seamless['returns'])}")
+    print(
+        f"    calls: ours {seamless['calls']}, the operator's transactions"
+        f" {seamless['transactions']}"
+    )
+    if seamless_problems:
+        print("    money on both sides: VIOLATED")
+        print("".join(f"      {problem}\n" for problem in seamless_problems), end="")
         return 1
-    print("  money conservation: ok (balances = deposits - stakes + returns, to the unit)")
-    return 0
+    print(
+        "    money on both sides: ok (the operator's balances = deposits - bets + wins +"
+        " rollbacks = deposits - stakes + returns of our bets; its transactions match our"
+        " calls one to one)"
+    )
+    return 1 if problems else 0
 
 
 def main() -> None:

@@ -3,9 +3,12 @@
 For each table: a supervisor opens it, a scanner device is registered to it, and a dealer
 shuffles a fresh deck every round and scans the six cards once betting has closed (now and
 then misreading a card, which the gateway answers with "rescan", or reading one twice,
-which it absorbs). Players of two operators deposit money and bet on the open rounds
-through the operator API. Each finished round is printed: cards, hands, winner, bets,
-stake and returns. At the end, `Ledger.check()` verifies that no money appeared or vanished.
+which it absorbs). Players of two operators bet on the open rounds. A transfer operator's
+players deposit money and bet through the operator API; with `seamless`, one operator's
+players keep their money with that operator's wallet server (the reference operator): each
+gets a token from it, a session per table from `POST /sessions`, and bets with the session.
+Each finished round is printed: cards, hands, winner, bets, stake and returns. At the end,
+`Ledger.check()` verifies that no money appeared or vanished on the transfer wallet.
 
 The studio rides out faults the way its people would: a request that finds no service (or a
 5xx) is sent again, to any instance, with the same idempotency key, for up to `patience`
@@ -25,16 +28,21 @@ from collections import Counter
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 
 from teenpatti.engine import DECK
+from teenpatti.seamless.hub88 import to_protocol
+from teenpatti_tools.operator.control import OperatorAdmin
 
 BET_TYPES = ("player_a", "player_b", "tie", "pair_plus_a", "pair_plus_b", "six_card_bonus")
 CURRENCY = "INR"
 OPERATOR_KEYS = {"operator-1": "dev-operator-1-key", "operator-2": "dev-operator-2-key"}
 SUPERVISOR_KEY = "dev-supervisor-key"
 DEPOSIT = 5_000_000  # minor units: 50,000.00 INR per player
+# a seamless slip's refusals answered with a 5xx: the wallet's decision, not a missing service
+OPERATOR_REFUSALS = frozenset({"operator_unavailable", "bad_operator_answer"})
 
 
 class Endpoints:
@@ -76,10 +84,22 @@ class Endpoints:
 class Player:
     operator_id: str
     player_id: str
+    seamless: bool = False
+    token: str = ""  # a seamless player's session token at its operator
+    sessions: dict[str, str] = field(default_factory=dict)  # table -> our session token
 
     @property
     def key(self) -> str:
         return OPERATOR_KEYS[self.operator_id]
+
+
+@dataclass(frozen=True)
+class SeamlessOperator:
+    """An operator whose players' money stays in its own wallet server, and that server's
+    admin API (the reference operator's)."""
+
+    operator_id: str
+    admin: OperatorAdmin
 
 
 @dataclass
@@ -90,6 +110,9 @@ class Ledger:
     stakes: int = 0
     returns: int = 0
     bets: int = 0
+    # the seamless operator's players: funds deposited at their operator, stakes accepted
+    seamless_deposits: int = 0
+    seamless_stakes: int = 0
     refused_slips: int = 0
     rounds: int = 0
     cancelled: int = 0
@@ -136,13 +159,20 @@ class Studio:
         seed: int | None = None,
         print_line: Callable[[str], None] = print,
         patience: float = 30.0,
+        seamless: SeamlessOperator | None = None,
     ) -> None:
         self.endpoints = endpoints
         self.table_ids = [f"T{n:02d}" for n in range(1, tables + 1)]
         # players are new on every run, so the money check covers exactly this run
         run = uuid.uuid4().hex[:6]
+        self.seamless = seamless
         self.players = [
-            Player(f"operator-{1 + n % 2}", f"sim-{run}-{n:04d}") for n in range(players)
+            Player(
+                f"operator-{1 + n % 2}",
+                f"sim-{run}-{n:04d}",
+                seamless=seamless is not None and f"operator-{1 + n % 2}" == seamless.operator_id,
+            )
+            for n in range(players)
         ]
         self.betting_seconds = betting_seconds
         self.random = random.Random(seed)
@@ -184,6 +214,8 @@ class Studio:
                 )
                 if response.status_code < 500 and response.status_code != 429:
                     return response
+                if _code(response) in OPERATOR_REFUSALS:
+                    return response
                 failure = f"{method} {url} answered {response.status_code}: {response.text[:300]}"
             except httpx.TransportError as error:
                 failure = f"{method} {url}: {type(error).__name__} {error}".strip()
@@ -222,8 +254,22 @@ class Studio:
             body = device.json()
             self.devices[table_id] = (body["device_id"], body["credential"])
 
+    @property
+    def transfer_players(self) -> list[Player]:
+        return [player for player in self.players if not player.seamless]
+
+    @property
+    def seamless_players(self) -> list[Player]:
+        return [player for player in self.players if player.seamless]
+
     async def fund_players(self) -> None:
-        for player in self.players:
+        for player in self.seamless_players:
+            assert self.seamless is not None
+            player.token = await self.seamless.admin.player(
+                player.player_id, CURRENCY, to_protocol(DEPOSIT, CURRENCY)
+            )
+            self.ledger.seamless_deposits += DEPOSIT
+        for player in self.transfer_players:
             response = await self.call(
                 "POST",
                 "wallet",
@@ -245,13 +291,18 @@ class Studio:
         position = 0
         current: tuple[str, str] | None = None  # (phase, round id) of the last round
         dealt: list[str] = []
+        paused: str | None = None  # why the table paused the last round, while it is
         while page := await self.table_events(table_id, position):
             for item in page:
                 position = int(item["position"])
                 kind, payload = item["event_type"], item["payload"]
                 if kind == "RoundOpened":
-                    current, dealt = ("betting", payload["round_id"]), []
+                    current, dealt, paused = ("betting", payload["round_id"]), [], None
                     self.dealt[payload["round_id"]] = dealt
+                elif kind == "RoundPaused" and payload["actor"] == "system":
+                    paused = payload["reason"]
+                elif kind == "RoundResumed":
+                    paused = None
                 elif kind == "BettingClosed" and current:
                     current = ("dealing", current[1])
                 elif kind == "CardDealt":
@@ -259,9 +310,12 @@ class Studio:
                 elif kind in ("RoundClosed", "RoundCancelled"):
                     current = None
         if current and current[0] == "betting":
-            self._spawn(self.place_bets(current[1]))
+            self._spawn(self.place_bets(table_id, current[1]))
         elif current:
             self._spawn(self.deal(table_id, current[1], stop))
+        if current and paused:
+            # paused while no one dealt (the last run stopped mid-round): carry on
+            self._spawn(self.resume(table_id, paused))
 
         while not stop.is_set():
             for item in await self.table_events(table_id, position):
@@ -269,7 +323,7 @@ class Studio:
                 kind, payload = item["event_type"], item["payload"]
                 if kind == "RoundOpened":
                     self.dealt[payload["round_id"]] = []
-                    self._spawn(self.place_bets(payload["round_id"]))
+                    self._spawn(self.place_bets(table_id, payload["round_id"]))
                 elif kind == "BettingClosed":
                     self._spawn(self.deal(table_id, payload["round_id"], stop))
                 elif kind == "CardDealt":
@@ -312,7 +366,37 @@ class Studio:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def place_bets(self, round_id: str) -> None:
+    async def session(self, player: Player, table_id: str) -> str:
+        """The seamless player's session for the table: opened by its operator with the
+        operator's token, then launched as the player view would (its ticket exchanged)."""
+        if table_id not in player.sessions:
+            opened = await self.call(
+                "POST",
+                "wallet",
+                "/sessions",
+                headers={"X-Api-Key": player.key},
+                json={
+                    "token": player.token,
+                    "player_id": player.player_id,
+                    "currency": CURRENCY,
+                    "table_id": table_id,
+                    "language": "en",
+                },
+            )
+            _expect(opened, 201)
+            query = parse_qs(urlsplit(opened.json()["launch_url"]).query)
+            launched = await self.call(
+                "POST",
+                "wallet",
+                "/sessions/launch",
+                headers={},
+                json={"ticket": query["ticket"][0]},
+            )
+            _expect(launched, 200)
+            player.sessions[table_id] = str(launched.json()["session_token"])
+        return player.sessions[table_id]
+
+    async def place_bets(self, table_id: str, round_id: str) -> None:
         bettors = self.random.sample(self.players, k=max(1, len(self.players) // 3))
         for player in bettors:
             bets: list[dict[str, Any]] = [
@@ -320,6 +404,13 @@ class Studio:
                 for bet in self.random.sample(BET_TYPES, k=self.random.randint(1, 3))
             ]
             headers = {"X-Api-Key": player.key, "Idempotency-Key": str(uuid.uuid4())}
+            if player.seamless:
+                # the player's own request, never with the operator's key
+                session = await self.session(player, table_id)
+                headers = {
+                    "Authorization": f"Session {session}",
+                    "Idempotency-Key": headers["Idempotency-Key"],
+                }
             slip = {
                 "player_id": player.player_id,
                 "round_id": round_id,
@@ -332,15 +423,21 @@ class Studio:
                 self.ledger.unanswered.append((headers, slip))
 
     async def send_slip(self, headers: dict[str, str], slip: dict[str, Any]) -> None:
-        for _ in range(30):  # a round opened a moment ago may not be at the wallet yet
+        for _ in range(50):
             response = await self.call("POST", "wallet", "/bets", headers=headers, json=slip)
-            if response.status_code != 404:
+            # a round opened a moment ago may not be at the wallet yet; a repeated seamless
+            # slip may still wait for its operator's answer
+            if response.status_code != 404 and _code(response) != "slip_pending":
                 break
             await asyncio.sleep(0.1)
         if response.status_code == 201:
             accepted = response.json()["bets"]
             self.ledger.bets += len(accepted)
-            self.ledger.stakes += sum(int(bet["stake"]) for bet in accepted)
+            stakes = sum(int(bet["stake"]) for bet in accepted)
+            if "Authorization" in headers:
+                self.ledger.seamless_stakes += stakes
+            else:
+                self.ledger.stakes += stakes
             for bet in accepted:
                 self.ledger.accepted[bet["bet_id"]] = (slip["player_id"], int(bet["stake"]))
         else:
@@ -456,8 +553,9 @@ class Studio:
 
     # ------------------------------------------------------------------ the end
     async def conservation(self) -> tuple[list[str], dict[str, int]]:
+        """The transfer wallet's money check, over the transfer operators' players."""
         balances = stakes = returns = 0
-        for player in self.players:
+        for player in self.transfer_players:
             response = await self.call(
                 "GET",
                 "wallet",
@@ -493,6 +591,15 @@ class Studio:
             cursor = body.get("next_cursor")
             if not cursor:
                 return bets
+
+
+def _code(response: httpx.Response) -> str | None:
+    """A problem document's `code`, if the answer is one."""
+    try:
+        body = response.json()
+    except ValueError:
+        return None
+    return str(body.get("code")) if isinstance(body, dict) and "code" in body else None
 
 
 def _events(body: Any) -> list[dict[str, Any]]:

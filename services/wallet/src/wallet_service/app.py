@@ -27,11 +27,14 @@ from .consumers import WalletConsumers
 from .domain.betting import WalletError
 from .entrypoints import router
 from .handlers import REFUSAL_STATUS, Wallet
+from .session_entrypoints import router as session_router
+from .transaction_entrypoints import router as transaction_router
 
 
 async def wire(kernel: Kernel[WalletSettings]) -> Wiring:
     settings = kernel.settings
     consumers = WalletConsumers(kernel.store)
+    wallet = Wallet(kernel.pool, kernel.store, settings)
     return Wiring(
         subscriptions={
             TABLE_EVENTS: {
@@ -51,7 +54,11 @@ async def wire(kernel: Kernel[WalletSettings]) -> Wiring:
         consumption={
             SETTLEMENT_EVENTS: Consumption(max_records=settings.settlement_poll_records),
         },
-        components=Wallet(kernel.pool, kernel.store, settings),
+        components=wallet,
+        # the wins and rollbacks owed to seamless operators, and abandoned slips' recovery
+        tasks={"seamless-sender": wallet.seamless.run},
+        problems={"operator_calls": wallet.seamless.failed_call_problems},
+        on_stop=[wallet.seamless.close],
     )
 
 
@@ -61,7 +68,7 @@ SERVICE = Service(
     database=lambda settings: settings.wallet_database,
     migrations=MigrationSet.from_package("wallet", "wallet_service.migrations"),
     emits=WALLET_EVENTS,
-    routers=[router],
+    routers=[router, session_router, transaction_router],
     wire=wire,
     # each refusal with its code and the status of docs/services.md
     errors={

@@ -35,3 +35,71 @@ class WalletSettings(InfrastructureSettings):
         " that topic. A round's settlements come in bursts: a bigger batch pays more bets per"
         " player lock and append.",
     )
+    session_lifetime_seconds: int = Field(
+        default=8 * 3600,
+        ge=60,
+        le=7 * 24 * 3600,
+        description="How long a player session lives from its opening (`POST /sessions`); the"
+        " operator may end it sooner (`DELETE /sessions/{id}`).",
+    )
+    session_ticket_seconds: int = Field(
+        default=60,
+        ge=5,
+        le=600,
+        description="How long the single-use launch ticket in a session's launch URL may be"
+        " exchanged for the session token (`POST /sessions/launch`).",
+    )
+    player_view_url: str = Field(
+        default="http://localhost:8103",
+        description="The base URL of the player view that launch URLs point to"
+        " (`<base>/play/<table>?ticket=...&lang=...`).",
+    )
+    seamless_signing_key_file: str = Field(
+        default="",
+        description="The path of our private key (PEM) that signs every call to a seamless"
+        " operator's wallet server; operators verify with its public half. Required once any"
+        " operator is seamless: without it (empty) their slips are refused"
+        " (`operator_unavailable`).",
+    )
+    seamless_config_cache_seconds: float = Field(
+        default=5.0,
+        ge=0,
+        le=300,
+        description="How long an operator's wallet configuration (`teenpatti operators set`)"
+        " is used before it is read again: a change takes effect within this, no restart.",
+    )
+    seamless_sender_interval_seconds: float = Field(
+        default=0.2,
+        gt=0,
+        le=60,
+        description="How often the sender looks for owed wins and rollbacks that are due, and"
+        " the recovery loop for pending slips whose outcome is unknown.",
+    )
+    seamless_sender_batch: int = Field(
+        default=500,
+        ge=1,
+        le=10_000,
+        description="The most owed calls one instance claims at a time.",
+    )
+    seamless_sender_concurrency: int = Field(
+        default=64,
+        ge=1,
+        le=1_000,
+        description="The most calls one instance has in flight to operators' wallet servers"
+        " at once (the sender's; slips are bounded by the HTTP server).",
+    )
+    seamless_recovery_margin_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        le=3_600,
+        description="A pending slip older than its operator's call timeout plus this is taken"
+        " as abandoned (an instance crashed during its bet call): it is refused and its bet"
+        " rolled back.",
+    )
+    seamless_bad_answer_limit: int = Field(
+        default=5,
+        ge=1,
+        le=1_000,
+        description="After this many untrustworthy answers (unsigned, wrong signature,"
+        " malformed...) to one owed win or rollback, it is `failed`: a problem for a person.",
+    )

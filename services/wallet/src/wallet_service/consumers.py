@@ -30,6 +30,7 @@ from teenpatti.kernel import Received
 from teenpatti.observability.metrics import ROUND_CLOSED_TO_PAID, seconds_between
 
 from .adapters import postgres as db
+from .adapters import seamless as seamless_db
 from .domain.betting import CANCELLED, CLOSED, OPEN, SEALED, seal_book
 from .domain.payment import (
     PaidRun,
@@ -263,10 +264,23 @@ class WalletConsumers:
         if not plan.paying:
             return None
         versions = await db.lock_players(connection, self._store, plan.players)
-        credited = await db.credit_balances(connection, plan.credits)
-        payment = pay(plan, plan.balances_before(credited))
+        # a seamless operator's players are paid by wins owed to it, not by a credit here
+        paying_ids = [line.bet_id for _, line in plan.paying]
+        seamless = await seamless_db.seamless_bets(connection, paying_ids)
+        unheld = {
+            (line.operator_id, line.player_id, line.currency)
+            for _, line in plan.paying
+            if line.bet_id in seamless
+        }
+        credits = {a: amount for a, amount in plan.credits.items() if a not in unheld}
+        credited = await db.credit_balances(connection, credits)
+        before = {a: credited[a] - amount for a, amount in credits.items()}
+        payment = pay(plan, before, unheld)
         await db.record_ledger(connection, payment.ledger)
         await db.mark_paid_many(connection, payment.paid, self._clock())
+        if seamless:
+            # owed in the payment's transaction: committed with it, or neither
+            await seamless_db.owe_settlement(connection, list(seamless))
         await self._append(connection, payment.runs, versions)
         paid_rounds = [parts[place].round_id for place in sorted({p for p, _ in plan.paying})]
         closed_at = await db.rounds_closed_at(connection, set(paid_rounds))

@@ -25,6 +25,7 @@ from teenpatti.kernel.dependencies import Operator, provide
 
 from .domain.betting import SlipLine
 from .handlers import Slip, Wallet
+from .session_auth import OperatorOrPlayer, placement
 
 # letters, digits and . _ @ - ; no ":" (it separates operator and player in stream ids)
 PLAYER_ID_PATTERN = r"^[A-Za-z0-9._@-]+$"
@@ -52,10 +53,15 @@ class BetLine(_Request):
 
 
 class SlipCreate(_Request):
-    player_id: Annotated[str, Field(min_length=1, max_length=100, pattern=PLAYER_ID_PATTERN)]
+    # required with an operator's key; with a player's session, its own (or left out)
+    player_id: (
+        Annotated[str, Field(min_length=1, max_length=100, pattern=PLAYER_ID_PATTERN)] | None
+    ) = None
     round_id: Annotated[str, Field(min_length=1, max_length=100)]
-    currency: Annotated[str, Field(min_length=1, max_length=10)]
+    currency: Annotated[str, Field(min_length=1, max_length=10)] | None = None
     bets: Annotated[list[BetLine], Field(max_length=50)]
+    # a seamless operator's session token of the player (its `bet` calls carry it)
+    token: Annotated[str | None, Field(min_length=1, max_length=500)] = None
 
 
 # ------------------------------------------------------------------------ responses
@@ -197,7 +203,7 @@ async def player_bets(
 @router.post("/bets", status_code=201, response_model=SlipPublic)
 async def place_bets(
     body: SlipCreate,
-    operator: Operator,
+    caller: OperatorOrPlayer,
     wallet: WalletDep,
     idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None,
 ) -> JSONResponse:
@@ -207,13 +213,24 @@ async def place_bets(
             "idempotency_key_required",
             "send an Idempotency-Key header (1 to 200 characters) with every slip",
         )
-    slip = Slip(
+    placed = placement(
+        caller,
         player_id=body.player_id,
-        round_id=body.round_id,
         currency=body.currency,
-        lines=tuple(SlipLine(line.bet_type, line.stake) for line in body.bets),
+        round_id=body.round_id,
+        idempotency_key=idempotency_key,
+        token=body.token,
     )
-    return JSONResponse(await wallet.place_slip(operator.name, idempotency_key, slip), 201)
+    slip = Slip(
+        player_id=placed.player_id,
+        round_id=body.round_id,
+        currency=placed.currency,
+        lines=tuple(SlipLine(line.bet_type, line.stake) for line in body.bets),
+        token=placed.operator_token,
+    )
+    return JSONResponse(
+        await wallet.place_slip(placed.operator_id, placed.idempotency_key, slip), 201
+    )
 
 
 @router.get("/bets/{bet_id}")

@@ -39,6 +39,10 @@ from .domain.betting import (
     fingerprint,
     validate_slip,
 )
+from .domain.seamless import SEAMLESS_REFUSAL_STATUS, SeamlessOperatorError
+from .domain.sessions import SessionMismatchError
+from .seamless import SeamlessSlip, SeamlessWallet
+from .sessions import PlayerSessions, UnknownSessionError
 
 Clock = Callable[[], datetime]
 
@@ -62,7 +66,12 @@ REFUSAL_STATUS: dict[str, int] = {
     TransferIdReusedError.code: 422,
     BalanceLimitError.code: 422,
     InvalidCursorError.code: 422,
+    UnknownSessionError.code: 404,
+    SessionMismatchError.code: 422,
 }
+
+# a seamless operator's refusals (domain/seamless.py)
+REFUSAL_STATUS.update(SEAMLESS_REFUSAL_STATUS)
 
 _REFUSALS: dict[str, type[WalletError]] = {
     cls.code: cls
@@ -84,6 +93,8 @@ class Slip:
     round_id: str
     currency: str
     lines: tuple[SlipLine, ...]
+    # a seamless operator's session token of the player; not part of the slip's identity
+    token: str | None = None
 
     def fingerprint(self) -> str:
         return fingerprint(
@@ -111,11 +122,20 @@ class Wallet:
         self._grace = timedelta(milliseconds=settings.betting_grace_ms)
         self._max_bets = settings.max_bets_per_slip
         self._clock = clock
+        # the player sessions (sessions.py): the player's routes resolve through them
+        self.sessions = PlayerSessions(pool, settings, clock)
+        # a seamless operator's slips, and the wins and rollbacks owed to it (seamless.py)
+        self.seamless = SeamlessWallet(pool, store, settings, clock)
 
     # ---------------------------------------------------------------- deposits/withdrawals
     async def deposit(
         self, operator_id: str, player_id: str, transfer_id: str, currency: str, amount: int
     ) -> dict[str, Any]:
+        if (await self.seamless.configs.get(operator_id)).seamless:
+            # withdrawals stay open: balances from its transfer days can still be paid out
+            raise SeamlessOperatorError(
+                f"operator {operator_id} is seamless: its players' money stays with it"
+            )
         return await _in_commit_order(
             lambda: self._transfer("deposit", operator_id, player_id, transfer_id, currency, amount)
         )
@@ -214,6 +234,14 @@ class Wallet:
     ) -> dict[str, Any]:
         """The whole slip or nothing. The answer (acceptance or refusal) is stored under the
         key, except `unknown_round`: the wallet may not have heard of a new round yet."""
+        config = await self.seamless.configs.get(operator_id)
+        if config.seamless:
+            seamless = SeamlessSlip(
+                slip.player_id, slip.round_id, slip.currency, slip.lines, slip.token
+            )
+            return await self.seamless.place_slip(
+                config, idempotency_key, seamless, slip.fingerprint()
+            )
         return await _in_commit_order(
             lambda: self._place_slip_once(operator_id, idempotency_key, slip)
         )

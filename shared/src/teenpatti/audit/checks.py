@@ -747,6 +747,8 @@ def check_balances(
                     else:
                         totals.withdrawn += event.amount
                     _running(findings, ref, event.balance_after, balances[key])
+                case PlacedLine() | PaidLine() if event.wallet == "seamless":
+                    pass  # the operator's wallet holds that money (reconciled with it)
                 case PlacedLine():
                     key = (event.operator_id, event.player_id, event.currency)
                     balances[key] -= event.stake

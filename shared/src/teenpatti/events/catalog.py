@@ -48,6 +48,9 @@ SixCardHandName = Literal[
     "three_of_a_kind",
 ]
 Outcome = Literal["won", "lost", "push", "refunded"]
+# where a player's money is: in the wallet's accounts (`transfer`), or with the operator, which
+# the wallet calls for every bet, win and rollback (`seamless`, docs/operators.md)
+WalletMode = Literal["transfer", "seamless"]
 Currency = Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
 # Money bounds every consumer checks as it decodes (an event beyond them is parked): one stake
 # at most MAX_STAKE; one amount at most what the largest stake returns at the largest odds
@@ -428,6 +431,7 @@ class PlacedLine(_Value):
     stake: Stake
     currency: Currency
     placed_at: AwareDatetime
+    wallet: WalletMode = "transfer"
 
 
 @registry.register
@@ -443,6 +447,8 @@ class BetsPlaced(Event):
     player_id: Identifier
     currency: Currency
     placed_at: AwareDatetime
+    # `seamless`: the stake was debited by the operator's wallet, not from an account here
+    wallet: WalletMode = "transfer"
     bets: Annotated[list[SlipBet], Field(min_length=1, max_length=SLIP_BETS)]
 
     def each(self) -> list[PlacedLine]:
@@ -499,6 +505,7 @@ class PaidLine(_Value):
     amount: MinorUnits
     outcome: Outcome
     balance_after: Total
+    wallet: WalletMode = "transfer"
 
 
 @registry.register
@@ -513,6 +520,8 @@ class BetsPaid(Event):
     table_id: Identifier
     operator_id: Identifier
     player_id: Identifier
+    # `seamless`: paid by a win owed to the operator's wallet; each `balance_after` is 0
+    wallet: WalletMode = "transfer"
     bets: Annotated[list[BetPaid], Field(min_length=1, max_length=SETTLEMENT_PART)]
 
     def each(self) -> list[PaidLine]:

@@ -97,6 +97,9 @@ _SECRET = re.compile(
 _URL_PASSWORD = re.compile(r"(\b[a-z][a-z0-9+.-]*://[^:/@\s]+:)[^@\s]+(@)", re.IGNORECASE)
 # a key of the access database wherever it appears: its public id kept (docs/access.md)
 _ACCESS_KEY = re.compile(r"(tp_[0-9a-f]{12}_)[0-9a-f]{64}")
+# a player's session token (its session id kept) and a launch ticket (docs/operators.md)
+_SESSION_TOKEN = re.compile(r"(tps_[0-9a-f]{32}_)[0-9a-f]{64}")
+_LAUNCH_TICKET = re.compile(r"(tpl_)[0-9a-f]{64}")
 REDACTED = "[redacted]"
 
 
@@ -105,6 +108,7 @@ def redact(text: str) -> str:
     if not text:
         return text
     text = _URL_PASSWORD.sub(rf"\1{REDACTED}\2", _SECRET.sub(rf"\1{REDACTED}", text))
+    text = _SESSION_TOKEN.sub(rf"\1{REDACTED}", _LAUNCH_TICKET.sub(rf"\1{REDACTED}", text))
     return _ACCESS_KEY.sub(rf"\1{REDACTED}", text)
 
 

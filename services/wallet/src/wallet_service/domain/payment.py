@@ -24,7 +24,7 @@ their new balances (so the balances cost no read of their own):
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import groupby
 from typing import Any, NamedTuple, cast
@@ -289,18 +289,25 @@ def plan_payment(
     return PaymentPlan(parts, tuple(paying), dict(credits), tuple(refused), tuple(already_paid))
 
 
-def pay(plan: PaymentPlan, balances: Mapping[Account, int]) -> Payment:
+def pay(
+    plan: PaymentPlan,
+    balances: Mapping[Account, int],
+    unheld: Collection[Account] = frozenset(),
+) -> Payment:
     """What paying `plan` writes, from each credited account's balance before the credit.
 
     One `BetsPaid` per player and settlement part, its lines in the part's order; the
     balances run in the order the settlements came (a player's lines of one part are
-    contiguous in it)."""
-    running = {account: balances[account] for account in plan.credits}
+    contiguous in it). An `unheld` account is a seamless operator's player, whose money the
+    operator holds: it is paid by a win owed to the operator, not credited here, so its
+    lines say `balance_after` 0 and write no ledger entry."""
+    running = {account: 0 if account in unheld else balances[account] for account in plan.credits}
     # a group: a player's lines of one part, keyed by the part's place in the batch
     groups: dict[tuple[str, str, int], list[dict[str, object]]] = defaultdict(list)
     for place, line in plan.paying:
         account = (line.operator_id, line.player_id, line.currency)
-        running[account] += line.returned
+        if account not in unheld:
+            running[account] += line.returned
         groups[(line.operator_id, line.player_id, place)].append(
             {
                 "bet_id": line.bet_id,
@@ -322,6 +329,9 @@ def pay(plan: PaymentPlan, balances: Mapping[Account, int]) -> Payment:
                         "table_id": part.table_id,
                         "operator_id": operator_id,
                         "player_id": player_id,
+                        "wallet": "seamless"
+                        if (operator_id, player_id, lines[0]["currency"]) in unheld
+                        else "transfer",
                         "bets": lines,
                     }
                 ),
@@ -332,7 +342,14 @@ def pay(plan: PaymentPlan, balances: Mapping[Account, int]) -> Payment:
         for player, events in paid.items()
     }
     return Payment(
-        ledger=_return_entries(plan, groups),
+        ledger=_return_entries(
+            plan,
+            {
+                group: lines
+                for group, lines in groups.items()
+                if (group[0], group[1], cast(str, lines[0]["currency"])) not in unheld
+            },
+        ),
         paid=tuple(PaidBet(line.bet_id, line.outcome, line.returned) for _, line in plan.paying),
         runs=runs,
     )

@@ -1,0 +1,413 @@
+"""The SQL of the seamless wallet: operators' configurations (`operators`) and the record of
+every call to an operator's wallet server (`operator_calls`), created by migration 0005.
+Every function takes the caller's connection: the caller owns the transaction."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from uuid import UUID, uuid4
+
+import asyncpg
+
+from ..domain.seamless import FAILED, OK, PENDING, REFUSED
+
+
+# ---------------------------------------------------------------------------- operators
+async def operator_config(
+    connection: asyncpg.Connection, operator_id: str
+) -> dict[str, Any] | None:
+    raw = await connection.fetchval(
+        "SELECT config::text FROM operators WHERE operator_id = $1", operator_id
+    )
+    return None if raw is None else dict(json.loads(raw))
+
+
+# -------------------------------------------------------------------------- idempotency
+@dataclass(frozen=True, slots=True)
+class ClaimedKey:
+    """The key as found: `first` when this request claimed it; else the stored answer
+    (`status_code` None while its slip is pending)."""
+
+    first: bool
+    request_hash: str = ""
+    status_code: int | None = None
+    response: dict[str, Any] | None = None
+
+
+async def claim_key(
+    connection: asyncpg.Connection, operator_id: str, key: str, request_hash: str
+) -> ClaimedKey:
+    claimed = await connection.fetchval(
+        "INSERT INTO wallet_idempotency (operator_id, key, request_hash) VALUES ($1, $2, $3)"
+        " ON CONFLICT DO NOTHING RETURNING true",
+        operator_id,
+        key,
+        request_hash,
+    )
+    if claimed:
+        return ClaimedKey(first=True)
+    row = await connection.fetchrow(
+        "SELECT request_hash, status_code, response::text AS response FROM wallet_idempotency"
+        " WHERE operator_id = $1 AND key = $2",
+        operator_id,
+        key,
+    )
+    assert row is not None
+    return ClaimedKey(
+        first=False,
+        request_hash=row["request_hash"],
+        status_code=row["status_code"],
+        response=None if row["response"] is None else json.loads(row["response"]),
+    )
+
+
+async def stored_answer(
+    connection: asyncpg.Connection, operator_id: str, key: str
+) -> tuple[int, dict[str, Any]] | None:
+    row = await connection.fetchrow(
+        "SELECT status_code, response::text AS response FROM wallet_idempotency"
+        " WHERE operator_id = $1 AND key = $2 AND status_code IS NOT NULL",
+        operator_id,
+        key,
+    )
+    return None if row is None else (int(row["status_code"]), json.loads(row["response"]))
+
+
+# ---------------------------------------------------------------------------------- bets
+async def pending_round_stakes(
+    connection: asyncpg.Connection, operator_id: str, player_id: str, round_id: str, currency: str
+) -> dict[str, int]:
+    """The player's stakes on the round in slips still waiting for the operator's answer,
+    by bet type: they count towards the exposure limit as if taken."""
+    rows = await connection.fetch(
+        "SELECT line->>'bet_type', sum((line->>'stake')::bigint) FROM operator_calls c,"
+        " jsonb_array_elements(c.slip->'bets') AS line WHERE c.round_id = $1"
+        " AND c.operator_id = $2 AND c.player_id = $3 AND c.currency = $4 AND c.kind = 'bet'"
+        " AND c.status = 'pending' GROUP BY 1",
+        round_id,
+        operator_id,
+        player_id,
+        currency,
+    )
+    return {row[0]: int(row[1]) for row in rows}
+
+
+@dataclass(frozen=True, slots=True)
+class PendingBet:
+    """A slip's bet call as recorded before it is sent."""
+
+    slip_id: UUID
+    operator_id: str
+    player_id: str
+    round_id: str
+    table_id: str
+    currency: str
+    amount: int
+    token: str
+    idempotency_key: str
+    slip: dict[str, Any]  # placed_at and the bets with their ids
+
+
+async def record_pending_bet(connection: asyncpg.Connection, bet: PendingBet) -> None:
+    await connection.execute(
+        "INSERT INTO operator_calls (call_id, kind, operator_id, player_id, round_id, table_id,"
+        " slip_id, transaction_uuid, token, amount, currency, status, attempts,"
+        " idempotency_key, slip) VALUES ($1, 'bet', $2, $3, $4, $5, $1, $11, $6, $7, $8,"
+        " 'pending', 1, $9, $10::jsonb)",
+        bet.slip_id,
+        bet.operator_id,
+        bet.player_id,
+        bet.round_id,
+        bet.table_id,
+        bet.token,
+        bet.amount,
+        bet.currency,
+        bet.idempotency_key,
+        json.dumps(bet.slip),
+        str(bet.slip_id),  # the bet's transaction_uuid
+    )
+
+
+async def lock_pending_bet(connection: asyncpg.Connection, slip_id: UUID) -> bool:
+    """Lock the slip's bet call if it is still pending (the recovery loop has not ended it)."""
+    locked = await connection.fetchval(
+        "SELECT true FROM operator_calls WHERE call_id = $1 AND status = 'pending' FOR UPDATE",
+        slip_id,
+    )
+    return bool(locked)
+
+
+async def finish_call(
+    connection: asyncpg.Connection,
+    call_id: UUID,
+    status: str,
+    *,
+    answer_status: str | None,
+    answer_raw: str | None,
+    error: str | None,
+    answered_at: datetime | None,
+) -> None:
+    await connection.execute(
+        "UPDATE operator_calls SET status = $2, answer_status = coalesce($3, answer_status),"
+        " answer_raw = coalesce($4, answer_raw), error = $5,"
+        " answered_at = coalesce($6, answered_at), finished_at = now(), next_attempt_at = NULL"
+        " WHERE call_id = $1",
+        call_id,
+        status,
+        answer_status,
+        answer_raw,
+        error,
+        answered_at,
+    )
+
+
+async def owe_rollback_of_bet(connection: asyncpg.Connection, slip_id: UUID) -> bool:
+    """Owe the rollback of the slip's bet, due now (once: a second is not added)."""
+    rollback_id = uuid4()
+    inserted = await connection.fetchval(
+        "INSERT INTO operator_calls (call_id, kind, operator_id, player_id, round_id, table_id,"
+        " slip_id, transaction_uuid, reference_transaction_uuid, token, currency, status,"
+        " next_attempt_at) SELECT $2, 'rollback', operator_id, player_id, round_id, table_id,"
+        " slip_id, $3, transaction_uuid, token, currency, 'pending', now()"
+        " FROM operator_calls WHERE call_id = $1 AND kind = 'bet'"
+        " ON CONFLICT (slip_id, kind) DO NOTHING RETURNING true",
+        slip_id,
+        rollback_id,
+        str(rollback_id),
+    )
+    return bool(inserted)
+
+
+async def record_seamless_slip(
+    connection: asyncpg.Connection,
+    *,
+    slip_id: UUID,
+    operator_id: str,
+    player_id: str,
+    round_id: str,
+    table_id: str,
+    currency: str,
+    placed_at: datetime,
+    bets: Sequence[tuple[UUID, str, int]],
+    idempotency_key: str,
+    answer: dict[str, Any],
+) -> None:
+    """An accepted seamless slip: its bets (no account is debited: the operator holds the
+    money) and its answer under its key."""
+    await connection.execute(
+        "WITH bets AS (INSERT INTO wallet_bets (bet_id, slip_id, operator_id, player_id,"
+        " round_id, table_id, bet_type, stake, currency, placed_at)"
+        " SELECT b.bet_id, $1, $2, $3, $4, $5, b.bet_type, b.stake, $6, $7"
+        " FROM unnest($8::uuid[], $9::text[], $10::bigint[]) WITH ORDINALITY"
+        " AS b(bet_id, bet_type, stake, n) ORDER BY b.n)"
+        " UPDATE wallet_idempotency SET status_code = 201, response = $12::json"
+        " WHERE operator_id = $2 AND key = $11",
+        slip_id,
+        operator_id,
+        player_id,
+        round_id,
+        table_id,
+        currency,
+        placed_at,
+        [bet[0] for bet in bets],
+        [bet[1] for bet in bets],
+        [bet[2] for bet in bets],
+        idempotency_key,
+        json.dumps(answer, default=str),
+    )
+
+
+# ---------------------------------------------------------------------------- settlement
+async def seamless_bets(connection: asyncpg.Connection, bet_ids: Sequence[UUID]) -> set[UUID]:
+    """Which of these bets were taken from a seamless operator (their slip's bet was sent)."""
+    rows = await connection.fetch(
+        "SELECT b.bet_id FROM wallet_bets b JOIN operator_calls c"
+        " ON c.call_id = b.slip_id AND c.kind = 'bet' WHERE b.bet_id = ANY($1::uuid[])",
+        list(bet_ids),
+    )
+    return {row[0] for row in rows}
+
+
+_OWE_SETTLEMENT = """
+WITH slips AS (
+    SELECT DISTINCT slip_id FROM wallet_bets WHERE bet_id = ANY($1::uuid[])
+), done AS (
+    SELECT c.call_id AS slip_id, c.operator_id, c.player_id, c.round_id, c.table_id, c.token,
+           c.currency, r.status AS round_status, sum(b.returned) AS returned
+      FROM operator_calls c
+      JOIN slips s ON s.slip_id = c.call_id
+      JOIN wallet_bets b ON b.slip_id = c.call_id
+      JOIN wallet_rounds r ON r.round_id = c.round_id
+     WHERE c.kind = 'bet' AND c.status = 'ok'
+     GROUP BY c.call_id, r.status
+    HAVING bool_and(b.status = 'paid')
+)
+INSERT INTO operator_calls (call_id, kind, operator_id, player_id, round_id, table_id, slip_id,
+                            transaction_uuid, reference_transaction_uuid, token, amount,
+                            currency, status, next_attempt_at)
+SELECT u.id, u.kind, u.operator_id, u.player_id, u.round_id, u.table_id, u.slip_id,
+       u.id::text, u.slip_id::text, u.token, u.amount, u.currency, 'pending', now()
+  FROM (
+    -- a new id per slip: gen_random_uuid() in the select list runs once per row (in a
+    -- LATERAL subquery without outer references the planner may run it once in all)
+    SELECT gen_random_uuid() AS id,
+           CASE WHEN d.round_status = 'cancelled' THEN 'rollback' ELSE 'win' END AS kind,
+           CASE WHEN d.round_status = 'cancelled' THEN NULL ELSE d.returned END AS amount,
+           d.*
+      FROM done d
+  ) u
+-- a slip's win (or rollback) is owed once: a repeated payment adds nothing; any other
+-- conflict (an id drawn twice) is an error, never a call silently dropped
+ON CONFLICT (slip_id, kind) DO NOTHING
+RETURNING call_id, kind, operator_id, player_id, round_id
+"""
+
+# the player's last win of the round: no bet of the player in the round is left unpaid
+_CLOSE_ROUNDS = """
+WITH owed AS (
+    SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[])
+        AS o(call_id, operator_id, player_id, round_id)
+), closing AS (
+    SELECT DISTINCT ON (o.operator_id, o.player_id, o.round_id) o.call_id
+      FROM owed o
+     WHERE NOT EXISTS (
+        SELECT 1 FROM wallet_bets b WHERE b.round_id = o.round_id
+           AND b.operator_id = o.operator_id AND b.player_id = o.player_id
+           AND b.status <> 'paid')
+     ORDER BY o.operator_id, o.player_id, o.round_id, o.call_id
+)
+UPDATE operator_calls c SET round_closed = true FROM closing WHERE c.call_id = closing.call_id
+"""
+
+
+async def owe_settlement(connection: asyncpg.Connection, bet_ids: Sequence[UUID]) -> int:
+    """In the payment's transaction, once its bets are marked paid: owe one win per seamless
+    slip whose every bet is now paid (its returns; 0 for a loss), or one rollback if its
+    round was cancelled; `round_closed` on the player's last win of the round. The number
+    of calls owed."""
+    owed = await connection.fetch(_OWE_SETTLEMENT, list(bet_ids))
+    wins = [row for row in owed if row["kind"] == "win"]
+    if wins:
+        await connection.execute(
+            _CLOSE_ROUNDS,
+            [row["call_id"] for row in wins],
+            [row["operator_id"] for row in wins],
+            [row["player_id"] for row in wins],
+            [row["round_id"] for row in wins],
+        )
+    return len(owed)
+
+
+# ------------------------------------------------------------------------------ sending
+_CLAIM_DUE = """
+WITH due AS (
+    SELECT c.call_id FROM operator_calls c
+     WHERE c.status = 'pending' AND c.kind <> 'bet' AND c.next_attempt_at <= now()
+       -- the player's last transaction of the round goes once the others are through
+       AND NOT (c.round_closed AND EXISTS (
+            SELECT 1 FROM operator_calls o WHERE o.round_id = c.round_id
+               AND o.operator_id = c.operator_id AND o.player_id = c.player_id
+               AND o.kind <> 'bet' AND o.status = 'pending' AND o.call_id <> c.call_id))
+     ORDER BY c.next_attempt_at
+     LIMIT $1
+       FOR UPDATE SKIP LOCKED
+)
+UPDATE operator_calls c SET attempts = c.attempts + 1,
+       next_attempt_at = now() + make_interval(secs => $2)
+  FROM due WHERE c.call_id = due.call_id
+RETURNING c.call_id, c.kind, c.operator_id, c.player_id, c.round_id, c.slip_id,
+          c.transaction_uuid, c.reference_transaction_uuid, c.token, c.amount, c.currency,
+          c.round_closed, c.attempts, c.bad_answers
+"""
+
+
+async def claim_due(
+    connection: asyncpg.Connection, limit: int, lease_seconds: float
+) -> list[asyncpg.Record]:
+    """Claim owed calls that are due: each is leased (its next attempt pushed past the
+    lease), so no other instance sends it while this one does, and it is due again if this
+    one dies."""
+    rows: list[asyncpg.Record] = await connection.fetch(_CLAIM_DUE, limit, lease_seconds)
+    return rows
+
+
+async def record_attempt(
+    connection: asyncpg.Connection,
+    call_id: UUID,
+    *,
+    status: str,
+    next_attempt_at: datetime | None,
+    bad_answer: bool,
+    answer_status: str | None,
+    answer_raw: str | None,
+    error: str | None,
+) -> None:
+    await connection.execute(
+        "UPDATE operator_calls SET status = $2, next_attempt_at = $3,"
+        " bad_answers = bad_answers + $4::int, answer_status = coalesce($5, answer_status),"
+        " answer_raw = coalesce($6, answer_raw), answered_at = CASE WHEN $6::text IS NULL"
+        " THEN answered_at ELSE now() END, error = $7,"
+        " finished_at = CASE WHEN $2 = 'pending' THEN NULL ELSE now() END"
+        " WHERE call_id = $1 AND status = 'pending'",
+        call_id,
+        status,
+        next_attempt_at,
+        1 if bad_answer else 0,
+        answer_status,
+        answer_raw,
+        error,
+    )
+
+
+# ----------------------------------------------------------------------------- recovery
+async def abandoned_bets(
+    connection: asyncpg.Connection, margin_seconds: float, limit: int
+) -> list[asyncpg.Record]:
+    """Pending bets older than their operator's call timeout plus the margin, locked (those
+    another transaction holds are skipped: their answer is being recorded)."""
+    rows: list[asyncpg.Record] = await connection.fetch(
+        "SELECT c.call_id, c.operator_id, c.idempotency_key FROM operator_calls c"
+        " LEFT JOIN operators o ON o.operator_id = c.operator_id"
+        " WHERE c.kind = 'bet' AND c.status = 'pending' AND c.created_at < now()"
+        " - make_interval(secs => coalesce((o.config->>'timeout_seconds')::float8, 60) + $1)"
+        " ORDER BY c.created_at LIMIT $2 FOR UPDATE OF c SKIP LOCKED",
+        margin_seconds,
+        limit,
+    )
+    return rows
+
+
+async def store_refusal(
+    connection: asyncpg.Connection,
+    operator_id: str,
+    key: str,
+    status_code: int,
+    response: dict[str, Any],
+) -> None:
+    await connection.execute(
+        "UPDATE wallet_idempotency SET status_code = $3, response = $4::json"
+        " WHERE operator_id = $1 AND key = $2",
+        operator_id,
+        key,
+        status_code,
+        json.dumps(response, default=str),
+    )
+
+
+# ------------------------------------------------------------------------------ problems
+async def failed_calls(connection: asyncpg.Connection, limit: int) -> list[asyncpg.Record]:
+    rows: list[asyncpg.Record] = await connection.fetch(
+        "SELECT call_id, kind, operator_id, player_id, round_id, table_id, slip_id,"
+        " transaction_uuid, amount, currency, attempts, answer_status, error, finished_at"
+        " FROM operator_calls WHERE status = 'failed' AND kind <> 'bet'"
+        " ORDER BY finished_at DESC LIMIT $1",
+        limit,
+    )
+    return rows
+
+
+__all__ = ["FAILED", "OK", "PENDING", "REFUSED"]

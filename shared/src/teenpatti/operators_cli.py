@@ -1,0 +1,240 @@
+"""`teenpatti operators`: set, list and show each operator's wallet configuration (the
+wallet database's `operators` table; docs/operators.md, "Seamless mode").
+
+An operator without a configuration is a transfer wallet. The wallet reads a change within
+TP_SEAMLESS_CONFIG_CACHE_SECONDS, without a restart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import json
+import os
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
+
+if TYPE_CHECKING:
+    import asyncpg
+
+T = TypeVar("T")
+
+
+class OperatorsUsageError(Exception):
+    """A bad argument, or a wallet database that cannot be used: exit status 2."""
+
+
+def add_operators_parser(commands: Any) -> None:
+    operators = commands.add_parser(
+        "operators",
+        help="set, list and show operators' wallet configurations (transfer or seamless)",
+        description=(
+            "Each operator's wallet mode and, when seamless, its wallet server: base URL,"
+            " protocol adapter, public keys, call timeout and the retry policy of owed wins"
+            " and rollbacks. Kept in the wallet database (TP_WALLET_DATABASE); the wallet"
+            " reads a change within TP_SEAMLESS_CONFIG_CACHE_SECONDS. See docs/operators.md."
+        ),
+    )
+    actions = operators.add_subparsers(dest="action", required=True, metavar="ACTION")
+    setting = actions.add_parser(
+        "set",
+        help="set an operator's configuration; options not given keep their current value",
+    )
+    setting.add_argument("operator", metavar="OPERATOR", help="the operator id (its key holder)")
+    setting.add_argument("--mode", choices=("transfer", "seamless"))
+    setting.add_argument("--adapter", choices=("hub88",), help="its wallet server's dialect")
+    setting.add_argument("--base-url", metavar="URL", help="its wallet server's base URL")
+    setting.add_argument(
+        "--public-key",
+        action="append",
+        type=Path,
+        metavar="PEM_FILE",
+        help="the operator's public key; twice during a rollover (replaces the current keys)",
+    )
+    setting.add_argument("--timeout", type=float, metavar="SECONDS", help="one call's deadline")
+    setting.add_argument(
+        "--base-backoff", type=float, metavar="SECONDS", help="the first retry's wait"
+    )
+    setting.add_argument(
+        "--max-backoff", type=float, metavar="SECONDS", help="the longest wait between retries"
+    )
+    setting.add_argument("--game-code", metavar="CODE", help="the game code sent in calls")
+    setting.add_argument("--by", metavar="NAME", help="who sets it (default: $USER)")
+    setting.add_argument("--json", action="store_true", help="write a JSON object")
+    listing = actions.add_parser("list", help="list the configured operators")
+    listing.add_argument("--json", action="store_true", help="write a JSON array")
+    show = actions.add_parser("show", help="show one operator's configuration as JSON")
+    show.add_argument("operator", metavar="OPERATOR")
+
+
+_OPTIONS = {
+    "mode": "mode",
+    "adapter": "adapter",
+    "base_url": "base_url",
+    "timeout": "timeout_seconds",
+    "base_backoff": "base_backoff_seconds",
+    "max_backoff": "max_backoff_seconds",
+    "game_code": "game_code",
+}
+
+
+def run_operators(args: argparse.Namespace, out: TextIO) -> int:
+    """Run `teenpatti operators ACTION`; raises OperatorsUsageError on bad input or an
+    unusable database."""
+    dsn, database = _wallet_database()
+    if args.action == "set":
+        changes: dict[str, Any] = {
+            field: getattr(args, option)
+            for option, field in _OPTIONS.items()
+            if getattr(args, option) is not None
+        }
+        if args.public_key:
+            try:
+                changes["public_keys"] = [path.read_text() for path in args.public_key]
+            except OSError as error:
+                raise OperatorsUsageError(f"a public key cannot be read: {error}") from None
+        by = _by(args.by)
+        row = _with_connection(dsn, database, lambda c: _set(c, args.operator, changes, by))
+        out.write(json.dumps(row, indent=2) + "\n" if args.json else _line(row) + "\n")
+        return 0
+    if args.action == "list":
+        rows = _with_connection(dsn, database, _all)
+        if args.json:
+            out.write(json.dumps(rows, indent=2) + "\n")
+        else:
+            out.write("".join(_line(row) + "\n" for row in rows) or "no operator configured\n")
+        return 0
+    found = _with_connection(dsn, database, lambda c: _one(c, args.operator))
+    if found is None:
+        out.write(
+            json.dumps({"operator_id": args.operator, "mode": "transfer", "configured": False})
+            + "\n"
+        )
+    else:
+        out.write(json.dumps(found, indent=2) + "\n")
+    return 0
+
+
+async def _set(
+    connection: asyncpg.Connection, operator_id: str, changes: dict[str, Any], by: str
+) -> dict[str, Any]:
+    from pydantic import ValidationError
+
+    from teenpatti.seamless import OperatorConfig
+
+    async with connection.transaction():
+        raw = await connection.fetchval(
+            "SELECT config::text FROM operators WHERE operator_id = $1 FOR UPDATE", operator_id
+        )
+        current = {} if raw is None else json.loads(raw)
+        try:
+            config = OperatorConfig.model_validate(
+                {**current, **changes, "operator_id": operator_id}
+            )
+        except ValidationError as error:
+            raise OperatorsUsageError(str(error)) from None
+        stored = config.model_dump(mode="json", exclude={"operator_id"})
+        await connection.execute(
+            "INSERT INTO operators (operator_id, config, updated_by) VALUES ($1, $2::jsonb, $3)"
+            " ON CONFLICT (operator_id) DO UPDATE SET config = EXCLUDED.config,"
+            " updated_by = EXCLUDED.updated_by, updated_at = now()",
+            operator_id,
+            json.dumps(stored),
+            by,
+        )
+    found = await _one(connection, operator_id)
+    assert found is not None
+    return found
+
+
+_SELECT = "SELECT operator_id, config::text AS config, updated_at, updated_by FROM operators"
+
+
+async def _all(connection: asyncpg.Connection) -> list[dict[str, Any]]:
+    return [_public(row) for row in await connection.fetch(_SELECT + " ORDER BY operator_id")]
+
+
+async def _one(connection: asyncpg.Connection, operator_id: str) -> dict[str, Any] | None:
+    row = await connection.fetchrow(_SELECT + " WHERE operator_id = $1", operator_id)
+    return None if row is None else _public(row)
+
+
+def _public(row: asyncpg.Record) -> dict[str, Any]:
+    return {
+        "operator_id": row["operator_id"],
+        **json.loads(row["config"]),
+        "configured": True,
+        "updated_at": row["updated_at"].isoformat(),
+        "updated_by": row["updated_by"],
+    }
+
+
+def _line(row: dict[str, Any]) -> str:
+    keys = len(row.get("public_keys") or [])
+    if row.get("mode") != "seamless":
+        return f"{row['operator_id']:<20} transfer"
+    return (
+        f"{row['operator_id']:<20} seamless {row.get('adapter')} {row.get('base_url')}"
+        f" keys={keys} timeout={row.get('timeout_seconds')}s backoff="
+        f"{row.get('base_backoff_seconds')}..{row.get('max_backoff_seconds')}s"
+        f" (set by {row['updated_by']} at {row['updated_at']})"
+    )
+
+
+def _wallet_database() -> tuple[str, str]:
+    from pydantic import ValidationError
+
+    from teenpatti.migrations import declared_services
+    from teenpatti.settings import ADMIN, CredentialsError, DefaultSecretError
+
+    services = declared_services()
+    if "wallet" not in services:
+        raise OperatorsUsageError("the wallet service is not installed")
+    service = services["wallet"]()
+    try:
+        # the admin's credentials where a credentials folder holds them (decision 0050)
+        settings = service.settings().as_principal(ADMIN)
+        settings.refuse_default_secrets(redis=False, kafka=False)  # it uses Postgres only
+    except (ValidationError, DefaultSecretError, CredentialsError) as error:
+        raise OperatorsUsageError(str(error)) from None
+    database = str(service.database(settings))
+    return str(settings.postgres_dsn(database)), database
+
+
+def _with_connection(
+    dsn: str, database: str, work: Callable[[asyncpg.Connection], Awaitable[T]]
+) -> T:
+    import asyncpg
+
+    async def run() -> T:
+        connection: asyncpg.Connection = await asyncpg.connect(dsn, timeout=10)
+        try:
+            return await work(connection)
+        finally:
+            await connection.close()
+
+    try:
+        return asyncio.run(run())
+    except asyncpg.UndefinedTableError:
+        raise OperatorsUsageError(
+            f"the wallet database {database} has no operators table: run `teenpatti migrate wallet`"
+        ) from None
+    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
+        raise OperatorsUsageError(
+            f"the wallet database {database} cannot be used: {type(error).__name__}: {error}"
+        ) from None
+
+
+def _by(given: str | None) -> str:
+    if given is not None:
+        by = given.strip()
+    else:
+        try:
+            by = os.environ.get("USER") or getpass.getuser()
+        except (KeyError, OSError):
+            by = ""
+    if not by or len(by) > 100:
+        raise OperatorsUsageError("say who you are with --by NAME (1 to 100 characters)")
+    return by

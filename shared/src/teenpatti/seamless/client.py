@@ -1,0 +1,179 @@
+"""Calls to an operator's wallet server: one signed HTTP attempt per call, its outcome read
+strictly (docs/decisions/0064-the-operator-wallet-wire.md).
+
+The client never retries: whether a call may be tried again is the caller's to decide (a bet
+never blindly, a win or a rollback until `RS_OK`). Every attempt carries a fresh
+`request_uuid`; the `transaction_uuid` (the idempotency key) comes from the caller. An attempt
+ends within the operator's `timeout_seconds`, connecting and reading included.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
+from types import TracebackType
+from typing import Protocol, Self
+from uuid import uuid4
+
+import httpx
+
+from teenpatti.seamless.calls import (
+    Answered,
+    BadAnswer,
+    BalanceCall,
+    BetCall,
+    Call,
+    CallOutcome,
+    Expected,
+    NoAnswer,
+    RollbackCall,
+    WinCall,
+)
+from teenpatti.seamless.config import Adapter, OperatorConfig
+from teenpatti.seamless.hub88 import Hub88Adapter
+from teenpatti.seamless.signing import PrivateKey, PublicKey, sign
+
+__all__ = [
+    "Answered",
+    "BadAnswer",
+    "CallOutcome",
+    "NoAnswer",
+    "OperatorWalletClient",
+    "WalletAdapter",
+]
+
+# far above any answer of five fields; more is not an answer
+MAX_ANSWER_BYTES = 64 * 1024
+ERROR_EXCERPT_BYTES = 300
+
+
+class WalletAdapter(Protocol):
+    """One provider dialect: how a call is written and how its answer is read."""
+
+    signature_header: str
+
+    def request(self, call: Call, game_code: str, request_uuid: str) -> tuple[str, Encodable]:
+        """The path under the operator's base URL and the request for one attempt."""
+        ...
+
+    def read_answer(
+        self,
+        body: bytes,
+        signature: str | None,
+        public_keys: Sequence[PublicKey],
+        expected: Expected,
+    ) -> Answered | BadAnswer: ...
+
+
+class Encodable(Protocol):
+    def model_dump_json(self) -> str: ...
+
+
+ADAPTERS: Mapping[Adapter, WalletAdapter] = {Adapter.HUB88: Hub88Adapter()}
+
+
+class OperatorWalletClient:
+    """Signs with our private key; verifies answers with each operator's public keys.
+    Open it in a lifespan (`async with`), share it: it pools connections per operator."""
+
+    def __init__(
+        self,
+        signing_key: PrivateKey,
+        *,
+        max_connections: int = 200,
+        transport: httpx.AsyncBaseTransport | None = None,
+        new_request_uuid: Callable[[], str] = lambda: str(uuid4()),
+    ) -> None:
+        self._signing_key = signing_key
+        self._new_request_uuid = new_request_uuid
+        self._http = httpx.AsyncClient(
+            limits=httpx.Limits(
+                max_connections=max_connections, max_keepalive_connections=max_connections
+            ),
+            transport=transport,
+            # one deadline bounds the whole attempt instead: the operator's timeout_seconds
+            timeout=None,
+            follow_redirects=False,
+        )
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def balance(self, config: OperatorConfig, call: BalanceCall) -> CallOutcome:
+        return await self._attempt(config, call)
+
+    async def bet(self, config: OperatorConfig, call: BetCall) -> CallOutcome:
+        return await self._attempt(config, call)
+
+    async def win(self, config: OperatorConfig, call: WinCall) -> CallOutcome:
+        return await self._attempt(config, call)
+
+    async def rollback(self, config: OperatorConfig, call: RollbackCall) -> CallOutcome:
+        return await self._attempt(config, call)
+
+    async def _attempt(self, config: OperatorConfig, call: Call) -> CallOutcome:
+        if config.base_url is None:
+            raise ValueError(f"operator {config.operator_id} has no wallet server (base_url)")
+        adapter = ADAPTERS[config.adapter]
+        request_uuid = self._new_request_uuid()
+        path, request = adapter.request(call, config.game_code, request_uuid)
+        body = request.model_dump_json().encode()
+        headers = {
+            "Content-Type": "application/json",
+            adapter.signature_header: sign(self._signing_key, body),
+        }
+        try:
+            async with asyncio.timeout(config.timeout_seconds):
+                status, answer, signature = await self._post(
+                    config.base_url + path, body, headers, adapter.signature_header
+                )
+        except TimeoutError:
+            return NoAnswer("timeout", f"no answer within {config.timeout_seconds} s", request_uuid)
+        except httpx.ConnectError as error:
+            return NoAnswer("connection", _describe(error), request_uuid)
+        except httpx.TransportError as error:
+            # cut off while reading: the operator may have applied the call
+            return NoAnswer("unreadable", _describe(error), request_uuid)
+        if status != 200:
+            said = (answer or b"").decode("utf-8", "replace").strip()
+            detail = f"HTTP {status}: {said}" if said else f"HTTP {status}"
+            return NoAnswer("http_status", detail, request_uuid)
+        if answer is None:
+            return BadAnswer(
+                "oversized", b"", f"an answer over {MAX_ANSWER_BYTES} bytes", request_uuid
+            )
+        expected = Expected(request_uuid, call.user, call.currency)
+        return adapter.read_answer(answer, signature, config.loaded_public_keys, expected)
+
+    async def _post(
+        self, url: str, body: bytes, headers: dict[str, str], signature_header: str
+    ) -> tuple[int, bytes | None, str | None]:
+        """The HTTP status, the body (None: too long for an answer; the beginning of an error
+        page) and the signature header."""
+        async with self._http.stream("POST", url, content=body, headers=headers) as response:
+            # of an error page, its beginning is enough to say what went wrong
+            limit = MAX_ANSWER_BYTES if response.status_code == 200 else ERROR_EXCERPT_BYTES
+            received = bytearray()
+            async for chunk in response.aiter_bytes():
+                received += chunk
+                if len(received) > limit:
+                    if response.status_code != 200:
+                        return response.status_code, bytes(received[:limit]), None
+                    return response.status_code, None, None
+            signature = response.headers.get(signature_header)
+            return response.status_code, bytes(received), signature
+
+
+def _describe(error: Exception) -> str:
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__

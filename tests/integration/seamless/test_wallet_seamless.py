@@ -1,0 +1,731 @@
+"""The wallet with a seamless operator, end to end on the real stack: the wallet service
+(Postgres, Kafka) calls the reference operator (teenpatti_tools.operator, its own database,
+a real HTTP server) for every bet, win and rollback; another operator stays on the transfer
+wallet beside it (issue 22, items 1 to 4)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import json
+import os
+import socket
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from uuid import UUID, uuid4
+
+import asyncpg
+import httpx
+import pytest
+import uvicorn
+
+from teenpatti import cli, engine
+from teenpatti.engine import PUBLISHED_PAY_TABLE
+from teenpatti.events.catalog import (
+    SETTLEMENT_EVENTS,
+    TABLE_EVENTS,
+    BetSettled,
+    BetsSettled,
+    RoundCancelled,
+)
+from teenpatti.migrations import migrate_service
+from teenpatti.seamless import OperatorConfig, WalletMode
+from teenpatti.seamless.signing import (
+    PrivateKey,
+    generate_private_key,
+    private_key_pem,
+    public_key_pem,
+)
+from teenpatti.settings import InfrastructureSettings
+from teenpatti_tools.databases import create_database, drop_database
+from teenpatti_tools.operator.app import ADMIN_TOKEN_HEADER, OperatorServerConfig, create_app
+from tests.integration.wallet.helpers import (
+    OPERATOR_1,
+    OPERATOR_2,
+    close_betting,
+    close_round,
+    database,
+    deposit,
+    engine_settles,
+    eventually,
+    open_round,
+    place,
+    send,
+    wait_for_round,
+    wallet,
+)
+from wallet_service.app import SERVICE
+from wallet_service.config import WalletSettings
+from wallet_service.seamless import OperatorConfigs
+
+SEAMLESS = "operator-1"  # OPERATOR_1's key
+ADMIN_TOKEN = "test-admin-token"
+FUNDS = 10_000_000  # 100,000.00 INR in minor units
+UNITS = 1_000  # protocol units per INR minor unit
+CARDS = ["AS", "2D", "AH", "3C", "KD", "9S"]  # player A: a pair of aces; B: 9 high
+ALL_BETS = [
+    ("player_a", 1_000),
+    ("player_b", 900),
+    ("tie", 800),
+    ("pair_plus_a", 700),
+    ("pair_plus_b", 600),
+    ("six_card_bonus", 500),
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass
+class ReferenceOperator:
+    """The reference operator's server, and its admin API."""
+
+    base_url: str
+    admin_client: httpx.AsyncClient
+    state: Any
+
+    async def admin(self, method: str, path: str, **kwargs: Any) -> Any:
+        response = await self.admin_client.request(
+            method, f"/admin{path}", headers={ADMIN_TOKEN_HEADER: ADMIN_TOKEN}, **kwargs
+        )
+        assert response.status_code < 300, response.text
+        return response.json()
+
+    async def player(self, funds: int = FUNDS) -> tuple[str, str]:
+        """A new player with `funds` INR minor units; its id and session token."""
+        user = f"sp-{uuid4().hex[:12]}"
+        await self.admin("PUT", f"/users/{user}", json={})
+        await self.admin(
+            "POST", f"/users/{user}/deposits", json={"currency": "INR", "amount": funds * UNITS}
+        )
+        issued = await self.admin(
+            "POST", "/tokens", json={"user": user, "currency": "INR", "ttl_seconds": 3600}
+        )
+        return user, str(issued["token"])
+
+    async def balance(self, user: str) -> int:
+        """In INR minor units."""
+        view = await self.admin("GET", f"/users/{user}")
+        units = int(view["balances"].get("INR", 0))
+        assert units % UNITS == 0
+        return units // UNITS
+
+    async def transactions(self, user: str) -> list[dict[str, Any]]:
+        page = await self.admin("GET", "/transactions", params={"user": user, "limit": 1000})
+        return list(page["transactions"])
+
+    async def faults(self, *switches: dict[str, Any]) -> None:
+        await self.admin("PUT", "/faults", json={"seed": 1, "switches": list(switches)})
+
+    async def held_calls_applied(self) -> None:
+        for _ in range(1_000):
+            if not self.state.detached:
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError("a held call was never applied")
+
+
+@dataclass
+class Keys:
+    game: PrivateKey
+    operator: PrivateKey
+    game_key_file: Path
+
+
+@pytest.fixture
+def wallet_settings(settings: InfrastructureSettings, database_name: str) -> WalletSettings:
+    return WalletSettings(**settings.model_dump(), wallet_database=database_name)
+
+
+@pytest.fixture
+def keys(tmp_path: Path) -> Keys:
+    game, operator = generate_private_key(), generate_private_key()
+    path = tmp_path / "signing.pem"
+    path.write_bytes(private_key_pem(game))
+    return Keys(game, operator, path)
+
+
+@pytest.fixture
+async def operator_database(infrastructure: InfrastructureSettings) -> AsyncIterator[str]:
+    name = f"test_op_{uuid4().hex[:12]}"
+    await create_database(infrastructure, name)
+    try:
+        yield infrastructure.postgres_dsn(name)
+    finally:
+        admin = await asyncpg.connect(infrastructure.postgres_dsn("postgres"))
+        try:
+            await drop_database(admin, name)
+        finally:
+            await admin.close()
+
+
+@contextlib.asynccontextmanager
+async def reference_operator(
+    dsn: str, keys: Keys, game_public: PrivateKey | None = None
+) -> AsyncIterator[ReferenceOperator]:
+    """The reference operator on a real port (so timeouts are real), checking its money
+    adds up when done."""
+    app = create_app(
+        OperatorServerConfig(
+            dsn=dsn,
+            private_key=keys.operator,
+            game_public_keys=[(game_public or keys.game).public_key()],
+            admin_token=ADMIN_TOKEN,
+        )
+    )
+    port = _free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    )
+    serving = asyncio.create_task(server.serve())
+    try:
+        async with asyncio.timeout(30):
+            while not server.started:
+                assert not serving.done(), "the reference operator did not start"
+                await asyncio.sleep(0.02)
+        base_url = f"http://127.0.0.1:{port}"
+        async with httpx.AsyncClient(base_url=base_url, timeout=10) as admin:
+            operator = ReferenceOperator(base_url, admin, app.state.operator)
+            yield operator
+            await operator.held_calls_applied()
+            check = await operator.admin("GET", "/check")
+            assert check["ok"], check
+    finally:
+        server.should_exit = True
+        async with asyncio.timeout(30):
+            await serving
+
+
+def seamless_settings(wallet_settings: WalletSettings, keys: Keys) -> WalletSettings:
+    return wallet_settings.model_copy(
+        update={
+            "seamless_signing_key_file": str(keys.game_key_file),
+            "seamless_config_cache_seconds": 0.0,
+            "seamless_sender_interval_seconds": 0.05,
+            "seamless_recovery_margin_seconds": 0.5,
+        }
+    )
+
+
+async def configure(
+    settings: WalletSettings, operator: ReferenceOperator, keys: Keys, timeout: float = 2.0
+) -> None:
+    """operator-1 becomes seamless through the reference operator (as `teenpatti operators
+    set` writes it)."""
+    config = OperatorConfig(
+        operator_id=SEAMLESS,
+        mode=WalletMode.SEAMLESS,
+        base_url=operator.base_url,
+        public_keys=(public_key_pem(keys.operator).decode(),),
+        timeout_seconds=timeout,
+        base_backoff_seconds=0.05,
+        max_backoff_seconds=0.2,
+    )
+    async with database(settings) as connection:
+        await connection.execute(
+            "INSERT INTO operators (operator_id, config, updated_by) VALUES ($1, $2::jsonb, 'test')"
+            " ON CONFLICT (operator_id) DO UPDATE SET config = EXCLUDED.config",
+            SEAMLESS,
+            json.dumps(config.model_dump(mode="json", exclude={"operator_id"})),
+        )
+
+
+async def slip(
+    client: httpx.AsyncClient,
+    user: str,
+    token: str,
+    round_id: str,
+    bets: list[tuple[str, int]],
+    key: str | None = None,
+) -> httpx.Response:
+    return await client.post(
+        "/bets",
+        json={
+            "player_id": user,
+            "round_id": round_id,
+            "currency": "INR",
+            "bets": [{"bet_type": bet_type, "stake": stake} for bet_type, stake in bets],
+            "token": token,
+        },
+        headers={**OPERATOR_1, "Idempotency-Key": key or str(uuid4())},
+    )
+
+
+async def calls_of(settings: WalletSettings, slip_id: str) -> dict[str, asyncpg.Record]:
+    async with database(settings) as connection:
+        rows = await connection.fetch(
+            "SELECT * FROM operator_calls WHERE slip_id = $1", UUID(slip_id)
+        )
+    return {row["kind"]: row for row in rows}
+
+
+async def call_done(settings: WalletSettings, slip_id: str, kind: str, status: str = "ok") -> None:
+    async def done() -> bool:
+        row = (await calls_of(settings, slip_id)).get(kind)
+        return row is not None and row["status"] == status
+
+    await eventually(done, what=f"the {kind} of slip {slip_id} to be {status}")
+
+
+async def settle(
+    settings: WalletSettings, round_id: str, slips: list[dict[str, Any]], *, cancelled: bool
+) -> None:
+    """BetsSettled for every bet of `slips`, as settlement computes them."""
+    rule: engine.RoundResult | engine.CancelledRound = (
+        engine.CancelledRound("cancelled")
+        if cancelled
+        else engine.resolve_round(engine.parse_cards(CARDS))
+    )
+    lines = []
+    for taken in slips:
+        for bet in taken["bets"]:
+            settled = engine.settle_bet(
+                engine.Bet(engine.BetType(bet["bet_type"]), bet["stake"], "INR"),
+                rule,
+                PUBLISHED_PAY_TABLE,
+            )
+            lines.append(
+                BetSettled(
+                    bet_id=UUID(bet["bet_id"]),
+                    operator_id=SEAMLESS,
+                    player_id=taken["player_id"],
+                    bet_type=bet["bet_type"],
+                    stake=bet["stake"],
+                    currency="INR",
+                    outcome=settled.outcome.value,  # type: ignore[arg-type]
+                    returned=settled.returned,
+                    fraction_kept="0",
+                    odds=None,
+                )
+            )
+    await send(
+        settings,
+        SETTLEMENT_EVENTS,
+        BetsSettled(round_id=round_id, table_id="T1", bets=lines),
+        table_id="T1",
+    )
+
+
+# ------------------------------------------------------------------------------ the tests
+async def test_every_bet_type_is_paid_exactly_and_a_loss_sends_a_zero_win_closing_the_round(
+    wallet_settings: WalletSettings, keys: Keys, operator_database: str
+) -> None:
+    settings = seamless_settings(wallet_settings, keys)
+    async with (
+        reference_operator(operator_database, keys) as operator,
+        wallet(settings) as client,
+    ):
+        await configure(settings, operator, keys)
+        await open_round(settings, client, "T1-000001")
+        winner, winner_token = await operator.player()
+        loser, loser_token = await operator.player()
+
+        taken = await slip(client, winner, winner_token, "T1-000001", ALL_BETS)
+        assert taken.status_code == 201, taken.text
+        stakes = sum(stake for _, stake in ALL_BETS)
+        # the balance in the answer is the operator's, after its debit
+        assert taken.json()["balance"] == FUNDS - stakes == await operator.balance(winner)
+        lost = await slip(client, loser, loser_token, "T1-000001", [("player_b", 2_000)])
+        assert lost.status_code == 201, lost.text
+        # two slips of one player: two wins, and round_closed on the last one sent only
+        lost_too = await slip(client, loser, loser_token, "T1-000001", [("tie", 300)])
+        assert lost_too.status_code == 201, lost_too.text
+
+        # its players' money stays with it: no deposit into our wallet
+        refused = await client.post(
+            f"/players/{winner}/deposits",
+            json={"transfer_id": "d1", "currency": "INR", "amount": 100},
+            headers=OPERATOR_1,
+        )
+        assert (refused.status_code, refused.json()["code"]) == (409, "seamless_operator")
+
+        # a transfer operator beside it, unchanged: its own balance, debited by the wallet
+        await deposit(client, "tp1", 5_000, headers=OPERATOR_2)
+        transfer = await place(
+            client, "tp1", "T1-000001", [("player_a", 1_000)], headers=OPERATOR_2
+        )
+        assert (transfer.status_code, transfer.json()["balance"]) == (201, 4_000)
+
+        await close_betting(settings, "T1-000001")
+        await close_round(settings, client, "T1-000001", CARDS)
+        await settle(
+            settings, "T1-000001", [taken.json(), lost.json(), lost_too.json()], cancelled=False
+        )
+
+        returns = sum(engine_settles(bet_type, stake, CARDS)[1] for bet_type, stake in ALL_BETS)
+        assert returns > 0
+        await call_done(settings, taken.json()["slip_id"], "win")
+        await call_done(settings, lost.json()["slip_id"], "win")
+        await call_done(settings, lost_too.json()["slip_id"], "win")
+        assert await operator.balance(winner) == FUNDS - stakes + returns
+        assert await operator.balance(loser) == FUNDS - 2_300
+
+        (bet, win) = await operator.transactions(winner)
+        assert (bet["kind"], bet["amount"], bet["transaction_uuid"]) == (
+            "bet",
+            stakes * UNITS,
+            taken.json()["slip_id"],
+        )
+        assert (win["kind"], win["amount"], win["reference_transaction_uuid"]) == (
+            "win",
+            returns * UNITS,
+            taken.json()["slip_id"],
+        )
+        assert win["round_closed"] is True
+        (_, _, first_zero, last_zero) = await operator.transactions(loser)
+        assert (first_zero["kind"], first_zero["amount"], first_zero["round_closed"]) == (
+            "win",
+            0,
+            False,
+        )
+        assert (last_zero["kind"], last_zero["amount"], last_zero["round_closed"]) == (
+            "win",
+            0,
+            True,
+        )
+
+        # the seamless players hold no balance in our wallet; the transfer player does
+        async with database(settings) as connection:
+            held = await connection.fetch(
+                "SELECT player_id, balance FROM wallet_accounts WHERE operator_id = $1", SEAMLESS
+            )
+        assert [row for row in held if row["balance"] != 0] == []
+        # its bet is not in this round's seamless settlement: still only debited
+        response = await client.get("/players/tp1/balances", headers=OPERATOR_2)
+        assert response.json() == {"INR": 4_000}
+
+
+async def test_a_cancelled_round_rolls_every_bet_back(
+    wallet_settings: WalletSettings, keys: Keys, operator_database: str
+) -> None:
+    settings = seamless_settings(wallet_settings, keys)
+    async with (
+        reference_operator(operator_database, keys) as operator,
+        wallet(settings) as client,
+    ):
+        await configure(settings, operator, keys)
+        await open_round(settings, client, "T1-000002")
+        user, token = await operator.player()
+        first = await slip(client, user, token, "T1-000002", [("player_a", 1_000)])
+        second = await slip(client, user, token, "T1-000002", [("tie", 500), ("player_b", 300)])
+        assert first.status_code == second.status_code == 201
+        assert await operator.balance(user) == FUNDS - 1_800
+        await send(
+            settings,
+            TABLE_EVENTS,
+            RoundCancelled(
+                round_id="T1-000002", table_id="T1", actor="sup", reason="shoe", cards_dealt=0
+            ),
+            table_id="T1",
+        )
+        await wait_for_round(client, "T1-000002", "cancelled")
+        await settle(settings, "T1-000002", [first.json(), second.json()], cancelled=True)
+        for taken in (first, second):
+            await call_done(settings, taken.json()["slip_id"], "rollback")
+            assert "win" not in await calls_of(settings, taken.json()["slip_id"])
+        assert await operator.balance(user) == FUNDS
+        kinds = sorted(t["kind"] for t in await operator.transactions(user))
+        assert kinds == ["bet", "bet", "rollback", "rollback"]
+
+
+async def test_a_bet_that_times_out_is_rolled_back_the_slip_refused_and_the_late_bet_refused(
+    wallet_settings: WalletSettings, keys: Keys, operator_database: str
+) -> None:
+    settings = seamless_settings(wallet_settings, keys)
+    async with (
+        reference_operator(operator_database, keys) as operator,
+        wallet(settings) as client,
+    ):
+        await configure(settings, operator, keys, timeout=0.5)
+        await open_round(settings, client, "T1-000003")
+        user, token = await operator.player()
+        # the bet is held past our timeout, then applied: after its rollback came
+        await operator.faults({"kind": "timeout", "seconds": 2.0, "next": 1, "calls": ["bet"]})
+        key = str(uuid4())
+        refused = await slip(client, user, token, "T1-000003", [("player_a", 1_000)], key)
+        assert refused.status_code == 503, refused.text
+        assert refused.json()["code"] == "operator_unavailable"
+        async with database(settings) as connection:
+            slip_id = str(
+                await connection.fetchval(
+                    "SELECT slip_id FROM operator_calls WHERE kind = 'bet' AND player_id = $1",
+                    user,
+                )
+            )
+        await call_done(settings, slip_id, "rollback")
+        await operator.held_calls_applied()
+        # the late bet met the rollback's tombstone: nothing moved
+        assert await operator.balance(user) == FUNDS
+        calls = await calls_of(settings, slip_id)
+        assert calls["bet"]["status"] == "failed"
+        # the slip stays refused: its key answers the same refusal
+        again = await slip(client, user, token, "T1-000003", [("player_a", 1_000)], key)
+        assert (again.status_code, again.json()["code"]) == (503, "operator_unavailable")
+        book = await client.get("/rounds/T1-000003/book", headers=OPERATOR_1)
+        assert book.json()["bet_count"] == 0
+
+
+async def test_a_win_answered_5xx_then_lost_is_retried_until_ok_and_paid_once(
+    wallet_settings: WalletSettings, keys: Keys, operator_database: str
+) -> None:
+    settings = seamless_settings(wallet_settings, keys)
+    async with (
+        reference_operator(operator_database, keys) as operator,
+        wallet(settings) as client,
+    ):
+        await configure(settings, operator, keys)
+        await open_round(settings, client, "T1-000004")
+        user, token = await operator.player()
+        taken = await slip(client, user, token, "T1-000004", [("player_a", 1_000)])
+        assert taken.status_code == 201, taken.text
+        await operator.faults(
+            {"kind": "error", "http_status": 503, "next": 2, "calls": ["win"]},
+            {"kind": "lost", "next": 1, "calls": ["win"]},
+        )
+        await close_betting(settings, "T1-000004")
+        await close_round(settings, client, "T1-000004", CARDS)
+        await settle(settings, "T1-000004", [taken.json()], cancelled=False)
+        slip_id = taken.json()["slip_id"]
+        await call_done(settings, slip_id, "win")
+        win = (await calls_of(settings, slip_id))["win"]
+        assert win["attempts"] >= 2
+        returned = engine_settles("player_a", 1_000, CARDS)[1]
+        assert await operator.balance(user) == FUNDS - 1_000 + returned
+        kinds = [t["kind"] for t in await operator.transactions(user)]
+        assert kinds == ["bet", "win"]
+
+
+async def test_a_bet_whose_answer_is_lost_after_it_was_applied_is_rolled_back_once(
+    wallet_settings: WalletSettings, keys: Keys, operator_database: str
+) -> None:
+    settings = seamless_settings(wallet_settings, keys)
+    async with (
+        reference_operator(operator_database, keys) as operator,
+        wallet(settings) as client,
+    ):
+        await configure(settings, operator, keys)
+        await open_round(settings, client, "T1-000008")
+        user, token = await operator.player()
+        await operator.faults({"kind": "lost", "next": 1, "calls": ["bet"]})
+        refused = await slip(client, user, token, "T1-000008", [("player_a", 1_000)])
+        assert (refused.status_code, refused.json()["code"]) == (503, "operator_unavailable")
+        assert refused.json()["reason"] == "http_status"
+        async with database(settings) as connection:
+            slip_id = str(
+                await connection.fetchval(
+                    "SELECT slip_id FROM operator_calls WHERE kind = 'bet' AND player_id = $1",
+                    user,
+                )
+            )
+        await call_done(settings, slip_id, "rollback")
+        # the debit the operator applied is undone once: its money adds up (checked on exit)
+        assert await operator.balance(user) == FUNDS
+        kinds = [t["kind"] for t in await operator.transactions(user)]
+        assert kinds == ["bet", "rollback"]
+
+
+async def test_a_win_refused_for_good_is_a_problem_for_a_person(
+    wallet_settings: WalletSettings, keys: Keys, operator_database: str
+) -> None:
+    settings = seamless_settings(wallet_settings, keys)
+    async with (
+        reference_operator(operator_database, keys) as operator,
+        wallet(settings) as client,
+    ):
+        await configure(settings, operator, keys)
+        await open_round(settings, client, "T1-000009")
+        user, token = await operator.player()
+        taken = await slip(client, user, token, "T1-000009", [("player_a", 1_000)])
+        assert taken.status_code == 201, taken.text
+        await operator.faults(
+            {
+                "kind": "refuse",
+                "status": "RS_ERROR_TRANSACTION_DOES_NOT_EXIST",
+                "next": 1,
+                "calls": ["win"],
+            }
+        )
+        await close_betting(settings, "T1-000009")
+        await close_round(settings, client, "T1-000009", CARDS)
+        await settle(settings, "T1-000009", [taken.json()], cancelled=False)
+        slip_id = taken.json()["slip_id"]
+        await call_done(settings, slip_id, "win", status="failed")
+        problems = await client.get("/problems", headers={"X-Api-Key": "dev-supervisor-key"})
+        assert problems.status_code == 200, problems.text
+        (problem,) = [p for p in problems.json()["items"] if p["kind"] == "failed_operator_call"]
+        assert problem["round_id"] == "T1-000009"
+        assert problem["facts"]["slip_id"] == slip_id
+        assert problem["facts"]["answer_status"] == "RS_ERROR_TRANSACTION_DOES_NOT_EXIST"
+        assert problem["facts"]["amount"] == engine_settles("player_a", 1_000, CARDS)[1]
+        # never retried: the operator saw one attempt, applied nothing
+        assert [t["kind"] for t in await operator.transactions(user)] == ["bet"]
+        assert (await calls_of(settings, slip_id))["win"]["attempts"] == 1
+        # the operator's side still adds up: the win is owed, for a person to settle
+        assert await operator.balance(user) == FUNDS - 1_000
+
+
+async def test_a_wrong_signature_either_way_is_refused(
+    wallet_settings: WalletSettings, keys: Keys, operator_database: str
+) -> None:
+    settings = seamless_settings(wallet_settings, keys)
+    async with (
+        reference_operator(operator_database, keys) as operator,
+        wallet(settings) as client,
+    ):
+        await configure(settings, operator, keys)
+        await open_round(settings, client, "T1-000005")
+        user, token = await operator.player()
+        # the operator's answer is not signed by its key: refused, the applied bet rolled back
+        await operator.faults({"kind": "bad_signature", "next": 1, "calls": ["bet"]})
+        refused = await slip(client, user, token, "T1-000005", [("player_a", 1_000)])
+        assert (refused.status_code, refused.json()["code"]) == (502, "bad_operator_answer")
+        assert refused.json()["reason"] == "wrong_signature"
+        async with database(settings) as connection:
+            slip_id = str(
+                await connection.fetchval(
+                    "SELECT slip_id FROM operator_calls WHERE kind = 'bet' AND player_id = $1",
+                    user,
+                )
+            )
+        await call_done(settings, slip_id, "rollback")
+        assert await operator.balance(user) == FUNDS
+
+    # our signature is not one the operator knows: it refuses, nothing moves, no rollback
+    stranger = generate_private_key()
+    async with (
+        reference_operator(operator_database, keys, game_public=stranger) as operator,
+        wallet(settings) as client,
+    ):
+        await configure(settings, operator, keys)
+        await open_round(settings, client, "T1-000006")
+        user, token = await operator.player()
+        refused = await slip(client, user, token, "T1-000006", [("player_a", 1_000)])
+        assert (refused.status_code, refused.json()["code"]) == (409, "operator_refused")
+        assert refused.json()["operator_status"] == "RS_ERROR_INVALID_SIGNATURE"
+        assert await operator.balance(user) == FUNDS
+        assert await operator.transactions(user) == []
+
+
+async def test_an_abandoned_pending_slip_is_refused_and_rolled_back_by_recovery(
+    wallet_settings: WalletSettings, keys: Keys, operator_database: str
+) -> None:
+    settings = seamless_settings(wallet_settings, keys)
+    async with (
+        reference_operator(operator_database, keys) as operator,
+        wallet(settings) as client,
+    ):
+        await configure(settings, operator, keys, timeout=0.5)
+        await open_round(settings, client, "T1-000007")
+        user, token = await operator.player()
+        # an instance crashed after recording the slip pending and sending its bet: the bet
+        # reached the operator, the answer was never recorded
+        slip_id, key = uuid4(), str(uuid4())
+        async with database(settings) as connection:
+            await connection.execute(
+                "INSERT INTO wallet_idempotency (operator_id, key, request_hash)"
+                " VALUES ($1, $2, 'h')",
+                SEAMLESS,
+                key,
+            )
+            await connection.execute(
+                "INSERT INTO operator_calls (call_id, kind, operator_id, player_id, round_id,"
+                " table_id, slip_id, transaction_uuid, token, amount, currency, status,"
+                " attempts, idempotency_key, slip) VALUES ($1, 'bet', $2, $3, 'T1-000007',"
+                " 'T1', $1, $7, $4, 1000, 'INR', 'pending', 1, $5, $6::jsonb)",
+                slip_id,
+                SEAMLESS,
+                user,
+                token,
+                key,
+                json.dumps({"placed_at": "2026-01-01T00:00:00+00:00", "bets": []}),
+                str(slip_id),
+            )
+        await call_done(settings, str(slip_id), "bet", status="failed")
+        await call_done(settings, str(slip_id), "rollback")
+        async with database(settings) as connection:
+            answer = await connection.fetchrow(
+                "SELECT status_code, response::text FROM wallet_idempotency WHERE key = $1", key
+            )
+        assert answer["status_code"] == 503
+        assert json.loads(answer["response"])["code"] == "operator_unavailable"
+        assert await operator.balance(user) == FUNDS
+
+
+async def operators_cli(
+    monkeypatch: pytest.MonkeyPatch, wallet_database: str, *argv: str
+) -> tuple[int, str, str]:
+    """`teenpatti operators ARGV...` on the test's wallet database."""
+    monkeypatch.setenv("TP_WALLET_DATABASE", wallet_database)
+    monkeypatch.setenv("TP_ENV", os.environ.get("TP_ENV", "dev"))
+    out, err = io.StringIO(), io.StringIO()
+    status = await asyncio.to_thread(cli.main, ["operators", *argv], None, out, err)
+    return status, out.getvalue(), err.getvalue()
+
+
+async def test_operators_are_configured_by_the_cli_and_read_by_the_wallet_without_a_restart(
+    monkeypatch: pytest.MonkeyPatch, wallet_settings: WalletSettings, keys: Keys, tmp_path: Path
+) -> None:
+    await migrate_service(SERVICE, wallet_settings)
+    public = tmp_path / "operator.pub.pem"
+    public.write_bytes(public_key_pem(keys.operator))
+    name = wallet_settings.wallet_database
+    pool = await asyncpg.create_pool(wallet_settings.postgres_dsn(name), min_size=1, max_size=2)
+    try:
+        configs = OperatorConfigs(pool, ttl_seconds=0)
+        assert (await configs.get("casino-9")).mode is WalletMode.TRANSFER  # no row
+
+        status, out, err = await operators_cli(
+            monkeypatch, name, "set", "casino-9", "--mode", "seamless", "--base-url",
+            "https://wallet.casino.example/hub88/", "--public-key", str(public),
+            "--timeout", "2.5", "--by", "alice", "--json",
+        )  # fmt: skip
+        assert status == 0, err
+        shown = json.loads(out)
+        assert (shown["mode"], shown["base_url"], shown["timeout_seconds"]) == (
+            "seamless",
+            "https://wallet.casino.example/hub88",
+            2.5,
+        )
+        assert (len(shown["public_keys"]), shown["updated_by"]) == (1, "alice")
+        config = await configs.get("casino-9")
+        assert (config.seamless, config.timeout_seconds) == (True, 2.5)
+        # an instance keeps what it read for the cache's lifetime, then reads the change
+        clock = [0.0]
+        cached = OperatorConfigs(pool, ttl_seconds=5, monotonic=lambda: clock[0])
+        assert (await cached.get("casino-9")).max_backoff_seconds == 60.0
+
+        # options not given keep their value
+        status, _, err = await operators_cli(
+            monkeypatch, name, "set", "casino-9", "--max-backoff", "30", "--by", "bob"
+        )
+        assert status == 0, err
+        status, out, _ = await operators_cli(monkeypatch, name, "show", "casino-9")
+        shown = json.loads(out)
+        assert (shown["max_backoff_seconds"], shown["timeout_seconds"]) == (30.0, 2.5)
+        assert shown["updated_by"] == "bob"
+        assert (await cached.get("casino-9")).max_backoff_seconds == 60.0
+        clock[0] = 5.0
+        assert (await cached.get("casino-9")).max_backoff_seconds == 30.0
+
+        # a seamless operator without a wallet server is refused, nothing written
+        status, _, err = await operators_cli(
+            monkeypatch, name, "set", "casino-10", "--mode", "seamless", "--by", "bob"
+        )
+        assert status == 2
+        assert "base_url" in err
+        status, out, _ = await operators_cli(monkeypatch, name, "list", "--json")
+        assert [row["operator_id"] for row in json.loads(out)] == ["casino-9"]
+        status, out, _ = await operators_cli(monkeypatch, name, "show", "casino-10")
+        assert json.loads(out) == {
+            "operator_id": "casino-10",
+            "mode": "transfer",
+            "configured": False,
+        }
+    finally:
+        await pool.close()
