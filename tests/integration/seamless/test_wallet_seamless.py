@@ -23,6 +23,7 @@ import pytest
 import uvicorn
 
 from teenpatti import cli, engine
+from teenpatti.audit.runner import read_balance_tables
 from teenpatti.engine import PUBLISHED_PAY_TABLE
 from teenpatti.events.catalog import (
     SETTLEMENT_EVENTS,
@@ -568,6 +569,18 @@ async def test_a_win_refused_for_good_is_a_problem_for_a_person(
         assert (await calls_of(settings, slip_id))["win"]["attempts"] == 1
         # the operator's side still adds up: the win is owed, for a person to settle
         assert await operator.balance(user) == FUNDS - 1_000
+    # and the audit reports it
+    async with database(settings) as connection:
+        tables = await read_balance_tables(connection)
+    assert tables is not None
+    assert [(str(c.call_id), c.kind, c.round_id, c.why) for c in tables.failed_calls] == [
+        (
+            str((await calls_of(settings, slip_id))["win"]["call_id"]),
+            "win",
+            "T1-000009",
+            "RS_ERROR_TRANSACTION_DOES_NOT_EXIST",
+        )
+    ]
 
 
 async def test_a_wrong_signature_either_way_is_refused(

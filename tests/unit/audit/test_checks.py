@@ -11,7 +11,14 @@ from typing import Any
 from uuid import UUID, uuid4
 
 from teenpatti.audit.chain import ZERO_HASH, Row, canonical_bytes, chain_hash, verify_stream
-from teenpatti.audit.checks import BalanceTables, History, Scope, check_balances, check_history
+from teenpatti.audit.checks import (
+    BalanceTables,
+    FailedCall,
+    History,
+    Scope,
+    check_balances,
+    check_history,
+)
 from teenpatti.engine import (
     PUBLISHED_PAY_TABLE,
     Bet,
@@ -388,3 +395,17 @@ def test_a_seamless_players_bets_and_payments_are_not_looked_for_in_an_account()
     history.wallet["player-op:p"] = [(placed_event, "w@1"), (paid_event, "w@2")]
     codes = {f.code for f in check_balances(history, BalanceTables({}, {}, {}), {})[0]}
     assert "negative_balance" in codes
+
+
+def test_a_call_a_seamless_operator_refused_for_good_is_a_finding() -> None:
+    history, _ = round_history()
+    history.wallet = {}
+    failed = FailedCall(
+        UUID(int=7), "win", "op", "p", "T1-000001", "RS_ERROR_TRANSACTION_DOES_NOT_EXIST"
+    )
+    findings, _ = check_balances(history, BalanceTables({}, {}, {}, [failed]), {})
+    assert [(f.code, f.subject) for f in findings] == [
+        ("failed_operator_call", f"call {UUID(int=7)}")
+    ]
+    assert "RS_ERROR_TRANSACTION_DOES_NOT_EXIST" in findings[0].detail
+    assert check_balances(history, BalanceTables({}, {}, {}), {})[0] == []

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
@@ -718,11 +718,25 @@ def _check_round_totals(history: History, round_id: str, bet_ids: list[UUID], ou
 # -------------------------------------------------------------------------- balances
 @dataclass(frozen=True, slots=True)
 class BalanceTables:
-    """The wallet's projection: account balances and ledger sums."""
+    """The wallet's projection: account balances and ledger sums, and the calls to seamless
+    operators' wallets that no retry can complete."""
 
     accounts: Mapping[tuple[str, str, str], int]  # (operator, player, currency) -> balance
     player_ledger: Mapping[tuple[str, str, str], int]  # sum of player entries
     house_ledger: Mapping[tuple[str, str], int]  # (operator, currency) -> sum of house entries
+    failed_calls: Sequence[FailedCall] = ()
+
+
+@dataclass(frozen=True)
+class FailedCall:
+    """A bet, win or rollback a seamless operator refused for good (`operator_calls`)."""
+
+    call_id: UUID
+    kind: str
+    operator_id: str
+    player_id: str
+    round_id: str
+    why: str  # the operator's status, or the error of its answer
 
 
 def check_balances(
@@ -769,6 +783,17 @@ def check_balances(
                     _running(findings, ref, event.balance_after, balances[key])
                 case _:
                     pass
+    for call in tables.failed_calls:
+        # money owed to or by a player that only a person can settle now (docs/operators.md)
+        findings.append(
+            Finding(
+                "balance",
+                "failed_operator_call",
+                f"call {call.call_id}",
+                f"the {call.kind} of {call.operator_id}:{call.player_id} in round"
+                f" {call.round_id} failed: {call.why}",
+            )
+        )
     for key in sorted(set(balances) | set(tables.accounts)):
         mine, theirs = balances.get(key, 0), tables.accounts.get(key, 0)
         subject = "account {}:{} {}".format(*key)

@@ -16,6 +16,7 @@ import asyncpg
 from teenpatti.audit.chain import ChainSummary, Finding, Row, verify_stream
 from teenpatti.audit.checks import (
     BalanceTables,
+    FailedCall,
     History,
     Outcome,
     Scope,
@@ -361,7 +362,7 @@ async def _read_store(
                                 f"the store records version {version} but the stream has no event",
                             )
                         )
-            tables = await _balance_tables(connection) if wallet else None
+            tables = await read_balance_tables(connection) if wallet else None
         return checkpoint, tables
     except asyncpg.PostgresError as error:
         raise AuditUnavailableError(
@@ -371,7 +372,9 @@ async def _read_store(
         await connection.close()
 
 
-async def _balance_tables(connection: asyncpg.Connection) -> BalanceTables | None:
+async def read_balance_tables(connection: asyncpg.Connection) -> BalanceTables | None:
+    """The wallet projection's balances, ledger sums and failed operator calls; None without
+    a wallet schema."""
     if await connection.fetchval("SELECT to_regclass('wallet_accounts')") is None:
         return None
     accounts = {
@@ -390,7 +393,23 @@ async def _balance_tables(connection: asyncpg.Connection) -> BalanceTables | Non
             house[(r["operator_id"], r["currency"])] = int(r["total"])
         else:
             player[(r["operator_id"], r["player_id"], r["currency"])] = int(r["total"])
-    return BalanceTables(accounts, player, house)
+    failed: list[FailedCall] = []
+    if await connection.fetchval("SELECT to_regclass('operator_calls')") is not None:
+        failed = [
+            FailedCall(
+                r["call_id"],
+                r["kind"],
+                r["operator_id"],
+                r["player_id"],
+                r["round_id"],
+                r["answer_status"] or r["error"] or "no reason recorded",
+            )
+            for r in await connection.fetch(
+                "SELECT call_id, kind, operator_id, player_id, round_id, answer_status, error"
+                " FROM operator_calls WHERE status = 'failed' ORDER BY created_at, call_id"
+            )
+        ]
+    return BalanceTables(accounts, player, house, failed)
 
 
 async def _check_topic(
