@@ -60,7 +60,7 @@ contracts: install ## rewrite docs/asyncapi.yaml (Kafka topics) and docs/configu
 chaos: install up ## seeded SIGKILLs of services, Kafka, Postgres, Redis under load; then every invariant (ARGS="--seed 7")
 	@$(UV) run python -m teenpatti_tools.chaos $(ARGS)
 
-bench: install up ## end-to-end benchmarks: intake, settlement, scan to result, rebuild, tables
+bench: install up ## end-to-end benchmarks: intake, settlement, scan to result, rebuild, tables, seamless
 	@$(UV) run python benchmarks/bench_all.py $(ARGS)
 
 bench-store: install up ## event store benchmark against raw Postgres and the eventsourcing library

@@ -2,9 +2,9 @@
 
     make bench                 (or: uv run python benchmarks/bench_all.py [--quick] [--only X])
 
-Runs bet intake, settlement, scan to result, rebuild and tables (each also runnable alone
-as benchmarks/bench_<name>.py), prints one table, keeps the run as a new data file in
-docs/performance/runs/ and rewrites the generated part of docs/performance.md with the
+Runs bet intake, settlement, scan to result, rebuild, tables and the seamless wallet (each
+also runnable alone as benchmarks/bench_<name>.py), prints one table, keeps the run as a new
+data file in docs/performance/runs/ and rewrites the generated part of docs/performance.md with the
 figures of this run. Before each benchmark it waits (up to two minutes) for the machine to
 go quiet, and says what it saw.
 """
@@ -24,7 +24,7 @@ from pathlib import Path
 
 from teenpatti_tools.bench import Figure
 
-BENCHMARKS = ("intake", "settlement", "scan", "rebuild", "tables")
+BENCHMARKS = ("intake", "settlement", "scan", "rebuild", "tables", "seamless")
 QUIET_CORES = 0.2  # the stack alone at rest uses under 0.1 of a core here
 SETTLE_SECONDS = 120.0
 DOC = Path("docs/performance.md")

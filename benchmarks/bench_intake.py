@@ -26,7 +26,7 @@ import json
 import socket
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -280,6 +280,10 @@ async def post_slip(
     )
 
 
+# how a client posts one slip: (connection, player, round, bets) -> (status, body)
+PostSlip = Callable[[Connection, str, str, dict[str, int]], Awaitable[tuple[int, Any]]]
+
+
 # ---------------------------------------------------------------------- the measurements
 @dataclass(frozen=True)
 class Saturation:
@@ -299,6 +303,7 @@ async def saturate(
     slips: int,
     concurrency: int,
     bets: dict[str, int] = ONE_BET,
+    post: PostSlip = post_slip,
 ) -> Saturation:
     """`concurrency` clients posting slips of `bets` back to back, `slips` in all."""
     remaining = slips
@@ -312,7 +317,7 @@ async def saturate(
         try:
             while remaining > 0:
                 remaining -= 1
-                status, _ = await post_slip(wallet, mine[k % len(mine)], round_id, bets)
+                status, _ = await post(wallet, mine[k % len(mine)], round_id, bets)
                 k += 1
                 if status != 201:
                     refused += 1
@@ -340,6 +345,7 @@ async def fixed_load(
     seconds: float,
     pool: int,
     bets: dict[str, int] = ONE_BET,
+    post: PostSlip = post_slip,
 ) -> Latencies:
     """Open loop: slip n is due at start + n/rate whatever the answers; its latency runs
     from when it was due (so a stalled server is not hidden by a waiting client)."""
@@ -354,7 +360,7 @@ async def fixed_load(
         nonlocal refused
         wallet = await connections.get()
         try:
-            status, _ = await post_slip(wallet, players[n % len(players)], round_id, bets)
+            status, _ = await post(wallet, players[n % len(players)], round_id, bets)
         finally:
             connections.put_nowait(wallet)
         samples.append((time.perf_counter() - due) * 1000)

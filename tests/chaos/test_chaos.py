@@ -1,5 +1,7 @@
-"""The short chaos run of `make test`: every service and every part of the stack SIGKILLed
-at least once under load and restarted, then every invariant of `teenpatti_tools.chaos.checks`.
+"""The short chaos run of `make test`: every service, every part of the stack and the
+reference operator (the seamless operator's wallet server, answering with its fault switches
+on) SIGKILLed at least once under load and restarted, then every invariant of
+`teenpatti_tools.chaos.checks`, the seamless wallet's and the reconciliation's included.
 
 A seed that ever found a bug stays in REGRESSION_SEEDS, with a note of the bug it found.
 """
@@ -12,7 +14,7 @@ import pytest
 
 from teenpatti.settings import InfrastructureSettings
 from teenpatti_tools.chaos.faults import restore_stack
-from teenpatti_tools.chaos.plan import INFRASTRUCTURE
+from teenpatti_tools.chaos.plan import INFRASTRUCTURE, OPERATOR
 from teenpatti_tools.chaos.run import SERVICE_KINDS, ChaosConfig, run_chaos
 from teenpatti_tools.devrun import free_base_port
 
@@ -50,7 +52,10 @@ async def test_a_short_chaos_run_breaks_no_invariant(
         print(restore_stack())
     print("\n".join(lines) + report.format())
 
-    assert set(report.injected.kills) == {*SERVICE_KINDS, *INFRASTRUCTURE}, "each killed once"
+    assert set(report.injected.kills) == {*SERVICE_KINDS, *INFRASTRUCTURE, OPERATOR}
     assert report.counts["rounds_closed"] > 0 and report.counts["bets_accepted"] > 0
     assert report.counts["bets_paid"] == report.counts["bets_accepted"]
+    # the seamless operator took part: its calls, its faults, and the reconciliation read them
+    assert report.counts["calls"] > 0 and report.counts["reconciled"] == report.counts["calls"]
+    assert sum(report.operator_fired.values()) > 0
     assert report.ok, report.format()

@@ -6,7 +6,9 @@ from itertools import islice
 
 import pytest
 
-from teenpatti_tools.chaos.plan import Fault, schedule
+from teenpatti.seamless.config import OperatorConfig
+from teenpatti_tools.chaos.plan import OPERATOR, Fault, operator_faults, schedule
+from teenpatti_tools.operator.faults import FaultKind
 
 TARGETS = ["table-1", "table-2", "wallet-1", "scanner-gateway-1", "kafka", "postgres", "redis"]
 
@@ -48,3 +50,39 @@ def test_bad_schedules_are_refused() -> None:
         next(schedule(1, []))
     with pytest.raises(ValueError, match="bad ranges"):
         next(schedule(1, TARGETS, calm=(3.0, 1.0)))
+
+
+def test_the_operator_target_is_counted_as_the_operator() -> None:
+    assert Fault(1.0, OPERATOR, 1.0).kind == "operator"
+
+
+def test_the_operator_faults_are_seeded() -> None:
+    assert operator_faults(3) == operator_faults(3)
+    assert operator_faults(3) != operator_faults(4)
+
+
+def test_wins_and_rollbacks_are_never_refused_only_delayed_or_failed_in_transit() -> None:
+    # a refused win or rollback is a problem for a person (a failed call): a clean run has none
+    plan = operator_faults(1)
+    for switch in plan.switches:
+        if switch.calls & {"win", "rollback"}:
+            assert switch.kind in (
+                FaultKind.LATENCY,
+                FaultKind.ERROR,
+                FaultKind.LOST,
+                FaultKind.TIMEOUT,
+            ), switch
+    assert FaultKind.BAD_SIGNATURE not in {s.kind for s in plan.switches}
+    refused = {s.status for s in plan.switches if s.kind is FaultKind.REFUSE}
+    assert refused == {"RS_ERROR_NOT_ENOUGH_MONEY", "RS_ERROR_LIMIT_REACHED"}
+    assert all(s.calls == {"bet"} for s in plan.switches if s.kind is FaultKind.REFUSE)
+
+
+def test_every_fault_the_issue_names_is_injected_and_timeouts_outlast_the_call_timeout() -> None:
+    plan = operator_faults(1)
+    kinds = {(s.kind, call) for s in plan.switches for call in s.calls}
+    for kind in (FaultKind.LATENCY, FaultKind.TIMEOUT, FaultKind.ERROR, FaultKind.LOST):
+        assert {(kind, "bet"), (kind, "win"), (kind, "rollback")} <= kinds, kind
+    assert (FaultKind.REFUSE, "bet") in kinds
+    timeout = OperatorConfig.model_fields["timeout_seconds"].default
+    assert all(s.seconds > timeout for s in plan.switches if s.kind is FaultKind.TIMEOUT)

@@ -113,3 +113,33 @@ def _process_cpu(pid: int, tick: int) -> float:
     except OSError:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+
+
+def descendants(root: int, parent_of: dict[int, int]) -> set[int]:
+    """`root` and every process below it, from each process's parent (`/proc/<pid>/stat`)."""
+    children: dict[int, list[int]] = {}
+    for pid, parent in parent_of.items():
+        children.setdefault(parent, []).append(pid)
+    found, waiting = {root}, [root]
+    while waiting:
+        for child in children.get(waiting.pop(), ()):
+            if child not in found:
+                found.add(child)
+                waiting.append(child)
+    return found
+
+
+def tree_cpu_seconds(root: int) -> float:
+    """CPU time (user + system) used so far by `root` and its live descendants: a process
+    outside the services, e.g. the reference operator and its uvicorn workers."""
+    tick = os.sysconf("SC_CLK_TCK")
+    parent_of: dict[int, int] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat") as stat:
+                parent_of[int(entry.name)] = int(stat.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue  # gone meanwhile
+    return sum(_process_cpu(pid, tick) for pid in descendants(root, parent_of))

@@ -463,11 +463,18 @@ async def seamless_check(
     problems += [
         f"{c['kind']} {c['transaction_uuid']} of {c['player_id']}: failed (GET /problems)"
         for c in ours
-        if c["status"] == "failed"
+        if c["status"] == "failed" and c["kind"] != "bet"
     ]
     endings = Counter(
         c["reference_transaction_uuid"] for c in ours if c["kind"] != "bet" and c["status"] == "ok"
     )
+    # a bet with no answer (or a bad one) is failed and ended by its owed rollback
+    problems += [
+        f"bet {c['transaction_uuid']} of {c['player_id']}: failed, and"
+        f" {endings[c['transaction_uuid']]} rollbacks end it, not one"
+        for c in ours
+        if c["kind"] == "bet" and c["status"] == "failed" and endings[c["transaction_uuid"]] != 1
+    ]
     problems += [
         f"bet {c['transaction_uuid']} of {c['player_id']}: its slip is paid, and"
         f" {endings[c['transaction_uuid']]} wins or rollbacks end it, not one"

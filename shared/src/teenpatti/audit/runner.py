@@ -404,9 +404,12 @@ async def read_balance_tables(connection: asyncpg.Connection) -> BalanceTables |
                 r["round_id"],
                 r["answer_status"] or r["error"] or "no reason recorded",
             )
+            # a failed bet (no answer) is rolled back by an owed rollback: that rollback, if
+            # it fails, is the problem, as on the wallet's GET /problems
             for r in await connection.fetch(
                 "SELECT call_id, kind, operator_id, player_id, round_id, answer_status, error"
-                " FROM operator_calls WHERE status = 'failed' ORDER BY created_at, call_id"
+                " FROM operator_calls WHERE status = 'failed' AND kind <> 'bet'"
+                " ORDER BY created_at, call_id"
             )
         ]
     return BalanceTables(accounts, player, house, failed)

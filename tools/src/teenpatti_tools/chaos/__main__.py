@@ -16,9 +16,11 @@ def main() -> None:
     defaults = ChaosConfig()
     parser = argparse.ArgumentParser(
         prog="python -m teenpatti_tools.chaos",
-        description="Tables and players under load while service instances, Kafka, Postgres"
-        " and Redis are SIGKILLed and restarted on a seeded schedule; then money, bets,"
-        " rounds, stores, topics and consumers are checked. Exit 1 on any violation.",
+        description="Tables and players under load while service instances, Kafka, Postgres,"
+        " Redis and the reference operator (a seamless operator's wallet server, answering"
+        " with faults) are SIGKILLed and restarted on a seeded schedule; then money, bets,"
+        " rounds, stores, topics, consumers and the seamless operator's records are checked."
+        " Exit 1 on any violation.",
     )
     parser.add_argument("--seed", type=int, default=defaults.seed, help="schedule and load seed")
     parser.add_argument("--duration", type=float, default=defaults.duration, help="seconds (120)")

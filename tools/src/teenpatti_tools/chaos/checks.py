@@ -1,22 +1,34 @@
 """The end checks of a chaos run, made once everything is healthy again and the tables are
 closed. Each finds `Violation`s; a run passes with none.
 
-- money: every account's balance is its deposits minus stakes plus returns, and players and
-  house together hold what was deposited;
+- money: every transfer-wallet account's balance is its deposits minus stakes plus returns,
+  and players and house together hold what was deposited;
 - bets: every bet the wallet accepted (answered 201) is in its player's history, settled and
   paid; no other bet is there (the audit adds: settled once, paid once, right amount);
 - rounds, stores, Kafka: `teenpatti audit --kafka` over the run's four stores finds nothing,
   and nothing is left in progress (every round closed, settled and paid, or cancelled and
   refunded; every stored event on its topic);
 - consumers: every event on a consumer group's topics is in its `processed_events` (handled
-  once: the primary key), and none was parked.
+  once: the primary key), and none was parked;
+- seamless: money on both sides of the seamless operator (`devrun.seamless_check`): the
+  operator's balances are its deposits - bets + wins + rollbacks, every debit (bet) of a
+  paid slip is ended by exactly one win or one rollback, no transaction applied twice or
+  unknown to us, no call left pending or failed;
+- reconcile: `teenpatti reconcile` over the run finds no difference between our record of
+  calls and the reference operator's transactions.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
+import os
+import sys
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 from uuid import UUID
 
@@ -31,6 +43,8 @@ from teenpatti.events.catalog import (
     WALLET_EVENTS,
 )
 from teenpatti.settings import InfrastructureSettings
+from teenpatti_tools.devrun import seamless_check
+from teenpatti_tools.operator.control import LaunchedOperator
 from teenpatti_tools.simulator import CURRENCY, DEPOSIT, Studio
 
 # every consumer group: (service, its input topic, the store it writes to, the event types
@@ -79,7 +93,7 @@ KAFKA_TIMEOUT = 120.0
 
 @dataclass(frozen=True, slots=True)
 class Violation:
-    check: str  # money, bets, audit, consumers
+    check: str  # money, bets, audit, consumers, process, seamless, reconcile
     subject: str
     detail: str
 
@@ -105,13 +119,6 @@ async def check_money(studio: Studio) -> Money:
     seen: set[str] = set()
     for player in studio.players:
         subject = f"account {player.operator_id}:{player.player_id}"
-        balances = await studio.call(
-            "GET",
-            "wallet",
-            f"/players/{player.player_id}/balances",
-            headers={"X-Api-Key": player.key},
-        )
-        balance = int(balances.json().get(CURRENCY, 0))
         stakes = returns = 0
         for bet in await studio.player_bets(player):
             seen.add(bet["bet_id"])
@@ -125,6 +132,15 @@ async def check_money(studio: Studio) -> Money:
                 money.violations.append(
                     Violation("bets", f"bet {bet['bet_id']}", f"{bet['status']}, not paid")
                 )
+        if player.seamless:
+            continue  # its money is at its operator: the seamless check's
+        balances = await studio.call(
+            "GET",
+            "wallet",
+            f"/players/{player.player_id}/balances",
+            headers={"X-Api-Key": player.key},
+        )
+        balance = int(balances.json().get(CURRENCY, 0))
         expected = DEPOSIT - stakes + returns
         if balance != expected:
             money.violations.append(
@@ -143,6 +159,7 @@ async def check_money(studio: Studio) -> Money:
             Violation("bets", f"bet {bet_id}", "accepted (201), missing from the wallet")
         )
     money.bets = len(seen)
+    # the totals below are the transfer wallet's; seamless stakes went to the operator
     house = money.stakes - money.returns
     if money.balances + house != money.deposits:
         money.violations.append(
@@ -244,3 +261,91 @@ async def check_consumers(
         if parked:
             consumed.violations.append(Violation("consumers", group, f"{parked} events parked"))
     return consumed
+
+
+@dataclass(slots=True)
+class Seamless:
+    """The seamless operator's side: our calls, its transactions, the differences found."""
+
+    calls: int = 0
+    transactions: int = 0
+    calls_by_status: Counter[str] = field(default_factory=Counter)
+    differences: int = 0
+    violations: list[Violation] = field(default_factory=list)
+
+
+async def check_seamless(
+    studio: Studio, operator: LaunchedOperator, wallet_dsn: str, *, within_seconds: float
+) -> Seamless:
+    """Money on both sides, every debit ended once, nothing applied twice: `make run`'s own
+    check (`devrun.seamless_check`), its problems as violations."""
+    problems, figures = await seamless_check(
+        studio, operator, wallet_dsn, within_seconds=within_seconds
+    )
+    found = Seamless(calls=figures["calls"], transactions=figures["transactions"])
+    connection = await asyncpg.connect(wallet_dsn)
+    try:
+        for status, count in await connection.fetch(
+            "SELECT status, count(*) FROM operator_calls GROUP BY status"
+        ):
+            found.calls_by_status[status] = count
+    finally:
+        await connection.close()
+    found.violations = [Violation("seamless", "operator", problem) for problem in problems]
+    # applied twice: one transaction_uuid twice in its list, or a bet ended twice there
+    # (the one-to-one comparison above reads its list by transaction_uuid, so says neither)
+    uuids: Counter[str] = Counter()
+    endings: Counter[str] = Counter()
+    for player in studio.seamless_players:
+        for transaction in await operator.admin.transactions(user=player.player_id):
+            uuids[str(transaction["transaction_uuid"])] += 1
+            if transaction["kind"] != "bet":
+                endings[str(transaction["reference_transaction_uuid"])] += 1
+    found.violations += [
+        Violation("seamless", f"transaction {uuid}", f"applied {n} times by the operator")
+        for uuid, n in sorted(uuids.items())
+        if n > 1
+    ]
+    found.violations += [
+        Violation("seamless", f"bet {uuid}", f"ended {n} times at the operator (wins, rollbacks)")
+        for uuid, n in sorted(endings.items())
+        if n > 1
+    ]
+    return found
+
+
+async def reconcile(
+    operator_id: str,
+    operator: LaunchedOperator,
+    wallet_database: str,
+    since: datetime,
+    until: datetime,
+) -> tuple[int, list[Violation]]:
+    """`teenpatti reconcile --operator ... --reference-operator ... --json` over [since, until),
+    run as a person would (the admin on the run's wallet database): its differences."""
+    token_file = Path(operator.command[operator.command.index("--admin-token-file") + 1])
+    process = await asyncio.create_subprocess_exec(
+        *(sys.executable, "-m", "teenpatti.cli", "reconcile", "--operator", operator_id),
+        *("--from", since.isoformat(), "--to", until.isoformat()),
+        *("--reference-operator", operator.url, "--admin-token-file", str(token_file), "--json"),
+        env={
+            **os.environ,
+            "TP_ENV": os.environ.get("TP_ENV", "dev"),
+            "TP_WALLET_DATABASE": wallet_database,
+        },
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await process.communicate()
+    if process.returncode not in (0, 1):
+        detail = err.decode(errors="replace").strip()[-500:]
+        return 0, [Violation("reconcile", operator_id, f"exit {process.returncode}: {detail}")]
+    body = json.loads(out)
+    return int(body["ours"]), [
+        Violation(
+            "reconcile",
+            f"{d['kind']} {d['transaction_uuid']}",
+            f"{d['problem']}: {d['detail']}",
+        )
+        for d in body["differences"]
+    ]

@@ -1,18 +1,25 @@
-"""Carries out a fault schedule on a running system: SIGKILL a service instance or a part of
-the local stack, leave it down for a while, restart it, wait until it answers again."""
+"""Carries out a fault schedule on a running system: SIGKILL a service instance, a part of
+the local stack or the reference operator, leave it down for a while, restart it, wait until
+it answers again; and keep the reference operator's fault switches on while the run lasts."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import subprocess
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from teenpatti_tools.chaos.plan import INFRASTRUCTURE, Fault
+import httpx
+
+from teenpatti_tools.chaos.plan import INFRASTRUCTURE, OPERATOR, Fault
 from teenpatti_tools.devrun import Service, ServiceProcesses
+from teenpatti_tools.operator.control import LaunchedOperator
+from teenpatti_tools.operator.faults import FaultPlan
 
 STACK = Path("deploy/local/stack.sh")
 
@@ -53,13 +60,38 @@ class Faults:
         *,
         stack: Path = STACK,
         print_line: Callable[[str], None] = print,
+        operator: LaunchedOperator | None = None,
+        operator_faults: FaultPlan | None = None,
     ) -> None:
         if not stack.is_file():
             raise FaultError(f"{stack} not found: run from the repository's root")
         self._processes = processes
         self._stack = stack
         self._print = print_line
+        self._operator = operator
+        self._operator_faults = operator_faults
         self.injected = Injected()
+        # how often each of the reference operator's switches fired, over its restarts
+        self.operator_fired: Counter[str] = Counter()
+
+    async def operator_faults_on(self) -> None:
+        """The reference operator's switches on (again, after a restart: they live in its
+        memory)."""
+        if self._operator is not None and self._operator_faults is not None:
+            await self._operator.admin.set_faults(self._operator_faults)
+
+    async def operator_faults_off(self) -> None:
+        """Its switches off, what they did counted: the wind-down runs without them."""
+        if self._operator is None:
+            return
+        self._count_fired(await self._operator.admin.faults())
+        await self._operator.admin.clear_faults()
+
+    def _count_fired(self, described: dict[str, Any]) -> None:
+        switches = described.get("switches")
+        for switch in switches if isinstance(switches, list) else []:
+            calls = "/".join(sorted(switch["calls"])) or "all"
+            self.operator_fired[f"{switch['kind']} {calls}"] += int(switch["fired"])
 
     async def run(self, faults: Iterator[Fault], *, until: float, at_least: int = 0) -> None:
         """Inject `faults` one after the other until the loop time `until`, and at least
@@ -81,6 +113,13 @@ class Faults:
             await self.heal()
 
     async def kill(self, target: str) -> None:
+        if target == OPERATOR:
+            operator = self._require_operator()
+            # what its switches did before the crash, which forgets them
+            with contextlib.suppress(httpx.HTTPError):
+                self._count_fired(await operator.admin.faults())
+            await asyncio.to_thread(operator.kill)
+            return
         if target in INFRASTRUCTURE:
             await self._stack_command("kill", target)
             return
@@ -91,7 +130,10 @@ class Faults:
         """Start `target` again; return how long it took to answer."""
         loop = asyncio.get_running_loop()
         started = loop.time()
-        if target in INFRASTRUCTURE:
+        if target == OPERATOR:
+            await self._require_operator().restart()
+            await self.operator_faults_on()
+        elif target in INFRASTRUCTURE:
             await self._stack_command("up", target)
         else:
             await self._processes.start(self._service(target))
@@ -109,6 +151,19 @@ class Faults:
                 )
                 self._print(f"  {service.name} had exited by itself; restarting it")
                 await self._processes.start(service)
+        operator = self._operator
+        if operator is not None and operator.process.poll() is not None:
+            self.injected.unexpected_exits.append(
+                f"{OPERATOR} exited with status {operator.process.returncode}"
+            )
+            self._print(f"  {OPERATOR} had exited by itself; restarting it")
+            await operator.restart()
+            await self.operator_faults_on()
+
+    def _require_operator(self) -> LaunchedOperator:
+        if self._operator is None:
+            raise FaultError(f"no {OPERATOR} in this run to kill")
+        return self._operator
 
     def _service(self, name: str) -> Service:
         return next(s for s in self._processes.services if s.name == name)

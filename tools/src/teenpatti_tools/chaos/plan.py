@@ -1,5 +1,6 @@
 """The fault schedule of a chaos run: which process is SIGKILLed, after how long, and how long
-it stays down. Pure and seeded: one seed and one list of targets give one schedule."""
+it stays down; and the faults the reference operator (the seamless operator's wallet server)
+answers with. Pure and seeded: one seed and one list of targets give one schedule."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from teenpatti_tools.operator.faults import Call, FaultKind, FaultPlan, FaultSwitch
+
 INFRASTRUCTURE = ("kafka", "postgres", "redis")
+OPERATOR = "operator"  # the reference operator's process, a target like a service instance
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,3 +52,48 @@ def schedule(
             after=round(rng.uniform(*calm), 3), target=target, down=round(rng.uniform(*down), 3)
         )
         count += 1
+
+
+def operator_faults(seed: int, *, hold_seconds: float = 3.5) -> FaultPlan:
+    """What the reference operator does wrong, seeded, for the whole run: latency on every
+    money call; on bets, timeouts (held past the wallet's 3 s, then applied: the late bet
+    after its rollback), 5xx, answers lost after the debit and refusals (not enough money,
+    limit reached: expected refusals of a slip); on wins and rollbacks, 5xx, lost answers and
+    answers held past the timeout after the credit, each retried until RS_OK. No win or
+    rollback is ever refused: a refusal there is a problem for a person (a `failed` call),
+    which a clean run must not have. `hold_seconds` must exceed the wallet's call timeout."""
+    settle: frozenset[Call] = frozenset({"win", "rollback"})
+    bet: frozenset[Call] = frozenset({"bet"})
+    rng = random.Random(seed)
+    return FaultPlan(
+        seed=seed,
+        switches=(
+            FaultSwitch(
+                kind=FaultKind.LATENCY,
+                calls=bet | settle,
+                probability=0.5,
+                seconds=round(rng.uniform(0.02, 0.3), 3),
+            ),
+            FaultSwitch(kind=FaultKind.TIMEOUT, calls=bet, probability=0.03, seconds=hold_seconds),
+            FaultSwitch(kind=FaultKind.ERROR, calls=bet, probability=0.04, http_status=503),
+            FaultSwitch(kind=FaultKind.LOST, calls=bet, probability=0.03, http_status=502),
+            FaultSwitch(
+                kind=FaultKind.REFUSE,
+                calls=bet,
+                probability=0.03,
+                status="RS_ERROR_NOT_ENOUGH_MONEY",
+            ),
+            FaultSwitch(
+                kind=FaultKind.REFUSE, calls=bet, probability=0.02, status="RS_ERROR_LIMIT_REACHED"
+            ),
+            FaultSwitch(kind=FaultKind.ERROR, calls=settle, probability=0.08, http_status=500),
+            FaultSwitch(kind=FaultKind.LOST, calls=settle, probability=0.05, http_status=504),
+            FaultSwitch(
+                kind=FaultKind.TIMEOUT,
+                calls=settle,
+                probability=0.03,
+                seconds=hold_seconds,
+                applied_first=True,
+            ),
+        ),
+    )

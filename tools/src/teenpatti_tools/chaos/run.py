@@ -1,5 +1,6 @@
-"""A chaos run from start to verdict: an isolated system, a simulated studio under load, the
-seeded faults, then a wind-down and the end checks, printed as a report."""
+"""A chaos run from start to verdict: an isolated system (with the reference operator as the
+seamless operator's wallet server), a simulated studio under load, the seeded faults, then a
+wind-down and the end checks, printed as a report."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import asyncio
 import contextlib
 import json
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +21,13 @@ from teenpatti_tools.chaos.checks import (
     audit_violations,
     check_consumers,
     check_money,
+    check_seamless,
+    reconcile,
 )
 from teenpatti_tools.chaos.faults import Faults, Injected
-from teenpatti_tools.chaos.plan import INFRASTRUCTURE, schedule
-from teenpatti_tools.devrun import endpoints, isolated_system
-from teenpatti_tools.simulator import SUPERVISOR_KEY, Studio, money
+from teenpatti_tools.chaos.plan import INFRASTRUCTURE, OPERATOR, operator_faults, schedule
+from teenpatti_tools.devrun import SEAMLESS_OPERATOR, IsolatedSystem, endpoints, isolated_system
+from teenpatti_tools.simulator import SUPERVISOR_KEY, SeamlessOperator, Studio, money
 
 SERVICE_KINDS = ("table", "scanner-gateway", "wallet", "settlement")
 
@@ -57,6 +61,8 @@ class ChaosReport:
     violations: list[Violation] = field(default_factory=list)
     databases: dict[str, str] = field(default_factory=dict)
     refusals: str = ""  # the wallet's reasons for the refused slips, counted
+    operator_fired: dict[str, int] = field(default_factory=dict)  # its switches, by kind
+    calls: str = ""  # our calls to the seamless operator, counted by status
 
     @property
     def ok(self) -> bool:
@@ -68,6 +74,7 @@ class ChaosReport:
             "seed": self.config.seed,
             "config": self.config.__dict__,
             "kills": dict(self.injected.kills),
+            "operator_faults": self.operator_fired,
             "faults": self.injected.log,
             "unexpected_exits": self.injected.unexpected_exits,
             "counts": self.counts,
@@ -76,7 +83,7 @@ class ChaosReport:
 
     def format(self) -> str:
         kills = self.injected.kills
-        kinds = [*SERVICE_KINDS, *INFRASTRUCTURE]
+        kinds = [*SERVICE_KINDS, *INFRASTRUCTURE, OPERATOR]
         c = self.counts
         by_check = Counter(v.check for v in self.violations)
         lines = [
@@ -91,6 +98,12 @@ class ChaosReport:
             f"  bets: {c.get('bets_accepted', 0):,} accepted, {c.get('bets_settled', 0):,} settled,"
             f" {c.get('bets_paid', 0):,} paid; slips refused {c.get('slips_refused', 0):,}"
             + (f" ({self.refusals})" if self.refusals else ""),
+            "  the reference operator's faults: "
+            + (", ".join(f"{k} {n}" for k, n in sorted(self.operator_fired.items())) or "none"),
+            f"  seamless ({SEAMLESS_OPERATOR}): calls {c.get('calls', 0):,}"
+            + (f" ({self.calls})" if self.calls else "")
+            + f", the operator's transactions {c.get('transactions', 0):,},"
+            f" reconciled {c.get('reconciled', 0):,}",
             f"  requests sent again {c.get('retries', 0):,}; rounds resumed by the supervisor"
             f" {c.get('resumed', 0):,}",
             f"  money: deposits {money(c.get('deposits', 0))} = players"
@@ -105,6 +118,8 @@ class ChaosReport:
             ("audit", "audit: rounds, settlements once, payments once, chains, Kafka"),
             ("consumers", "every event applied once by every consumer"),
             ("process", "no service died unless killed"),
+            ("seamless", "seamless: both sides' money; each debit ended once; none twice"),
+            ("reconcile", "teenpatti reconcile: our calls = the operator's transactions"),
         ):
             found = by_check.get(check, 0)
             lines.append(f"    {label:<64} {'ok' if not found else f'{found} VIOLATIONS'}")
@@ -131,7 +146,10 @@ async def run_chaos(
         base_port=config.base_port,
         instances=config.instances,
         keep=lambda: not report.ok,
+        seamless=SEAMLESS_OPERATOR,
     ) as system:
+        assert system.operator is not None
+        started = datetime.now(UTC)
         report.databases = dict(system.databases)
         studio = Studio(
             endpoints(system.processes.services),
@@ -141,16 +159,23 @@ async def run_chaos(
             seed=config.seed,
             print_line=lambda _: None,
             patience=config.patience,
+            seamless=SeamlessOperator(SEAMLESS_OPERATOR, system.operator.admin),
         )
-        faults = Faults(system.processes, print_line=print_line)
+        faults = Faults(
+            system.processes,
+            print_line=print_line,
+            operator=system.operator,
+            operator_faults=operator_faults(config.seed),
+        )
         report.injected = faults.injected
         stop = asyncio.Event()
         tasks: list[asyncio.Task[None]] = []
         try:
             await studio.open_tables()
             await studio.fund_players()
+            await faults.operator_faults_on()
             tasks = [asyncio.create_task(studio.run_table(t, stop)) for t in studio.table_ids]
-            targets = [s.name for s in system.processes.services] + list(INFRASTRUCTURE)
+            targets = [s.name for s in system.processes.services] + [*INFRASTRUCTURE, OPERATOR]
             print_line(
                 f"chaos seed {config.seed}: {config.duration:g} s of load on {config.tables}"
                 f" tables with {config.players} players; {config.instances} instance(s) of each"
@@ -161,10 +186,13 @@ async def run_chaos(
             fault_run = asyncio.create_task(faults.run(plan, until=until, at_least=len(targets)))
             await _watch(fault_run, tasks)
             await faults.heal()
+            await faults.operator_faults_off()
+            report.operator_fired = dict(faults.operator_fired)
             print_line("faults over, everything up; closing the tables and finishing the rounds")
             await _wind_down(studio, tasks, stop, config.settle_seconds)
             await studio.ask_again()
-            await _finish(report, studio, system.settings, system.databases, config)
+            await _finish(report, studio, system, config)
+            await _reconciled(report, system, started)
         finally:
             stop.set()
             for task in tasks:
@@ -228,13 +256,14 @@ async def _in_play(studio: Studio, table_id: str) -> bool:
 async def _finish(
     report: ChaosReport,
     studio: Studio,
-    settings: InfrastructureSettings,
-    databases: Mapping[str, str],
+    system: IsolatedSystem,
     config: ChaosConfig,
 ) -> None:
     """Wait until the audit sees nothing in progress (settlements and payments of the last
     rounds) and every consumer has applied every event on its topics (a consumer back from
     a kill may still be catching up on the last rounds' events), then run every check."""
+    settings, databases = system.settings, system.databases
+    assert system.operator is not None
     loop = asyncio.get_running_loop()
     deadline = loop.time() + config.settle_seconds
     while True:
@@ -250,10 +279,18 @@ async def _finish(
             break
         await asyncio.sleep(2.0)
     money_check = await check_money(studio)
+    # owed wins and rollbacks still pending (backing off after the last faults) are waited for
+    seamless = await check_seamless(
+        studio,
+        system.operator,
+        settings.postgres_dsn(databases["wallet"]),
+        within_seconds=max(30.0, deadline - loop.time()),
+    )
     report.violations = [
         *money_check.violations,
         *found,
         *consumed.violations,
+        *seamless.violations,
         *(
             Violation("process", exit_, "died without being killed")
             for exit_ in report.injected.unexpected_exits
@@ -278,7 +315,24 @@ async def _finish(
         "events": sum(s.chain.events for s in audited.stores),
         "deliveries": consumed.events,
         "parked": consumed.parked,
+        "calls": seamless.calls,
+        "transactions": seamless.transactions,
     }
+    report.calls = ", ".join(f"{s} {n}" for s, n in seamless.calls_by_status.most_common())
+
+
+async def _reconciled(report: ChaosReport, system: IsolatedSystem, started: datetime) -> None:
+    """`teenpatti reconcile` over the whole run, once every call has ended."""
+    assert system.operator is not None
+    ours, differences = await reconcile(
+        SEAMLESS_OPERATOR,
+        system.operator,
+        system.databases["wallet"],
+        started - timedelta(seconds=1),
+        datetime.now(UTC) + timedelta(seconds=1),
+    )
+    report.counts["reconciled"] = ours
+    report.violations += differences
 
 
 def write_json(report: ChaosReport, path: Path) -> None:
