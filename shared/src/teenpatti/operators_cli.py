@@ -8,13 +8,14 @@ TP_SEAMLESS_CONFIG_CACHE_SECONDS, without a restart.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import getpass
 import json
 import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
+
+from teenpatti.admin_cli import AdminDatabaseError, admin_settings, with_connection
 
 if TYPE_CHECKING:
     import asyncpg
@@ -83,7 +84,7 @@ _OPTIONS = {
 def run_operators(args: argparse.Namespace, out: TextIO) -> int:
     """Run `teenpatti operators ACTION`; raises OperatorsUsageError on bad input or an
     unusable database."""
-    dsn, database = _wallet_database()
+    dsn, database = wallet_database()
     if args.action == "set":
         changes: dict[str, Any] = {
             field: getattr(args, option)
@@ -96,17 +97,17 @@ def run_operators(args: argparse.Namespace, out: TextIO) -> int:
             except OSError as error:
                 raise OperatorsUsageError(f"a public key cannot be read: {error}") from None
         by = _by(args.by)
-        row = _with_connection(dsn, database, lambda c: _set(c, args.operator, changes, by))
+        row = with_wallet(dsn, database, lambda c: _set(c, args.operator, changes, by))
         out.write(json.dumps(row, indent=2) + "\n" if args.json else _line(row) + "\n")
         return 0
     if args.action == "list":
-        rows = _with_connection(dsn, database, _all)
+        rows = with_wallet(dsn, database, _all)
         if args.json:
             out.write(json.dumps(rows, indent=2) + "\n")
         else:
             out.write("".join(_line(row) + "\n" for row in rows) or "no operator configured\n")
         return 0
-    found = _with_connection(dsn, database, lambda c: _one(c, args.operator))
+    found = with_wallet(dsn, database, lambda c: _one(c, args.operator))
     if found is None:
         out.write(
             json.dumps({"operator_id": args.operator, "mode": "transfer", "configured": False})
@@ -183,48 +184,34 @@ def _line(row: dict[str, Any]) -> str:
     )
 
 
-def _wallet_database() -> tuple[str, str]:
-    from pydantic import ValidationError
-
+def wallet_database() -> tuple[str, str]:
+    """The wallet database's DSN as the admin, and its name (for `operators` and
+    `reconcile`)."""
     from teenpatti.migrations import declared_services
-    from teenpatti.settings import ADMIN, CredentialsError, DefaultSecretError
 
     services = declared_services()
     if "wallet" not in services:
         raise OperatorsUsageError("the wallet service is not installed")
     service = services["wallet"]()
     try:
-        # the admin's credentials where a credentials folder holds them (decision 0050)
-        settings = service.settings().as_principal(ADMIN)
-        settings.refuse_default_secrets(redis=False, kafka=False)  # it uses Postgres only
-    except (ValidationError, DefaultSecretError, CredentialsError) as error:
+        settings = admin_settings(service.settings)
+    except AdminDatabaseError as error:
         raise OperatorsUsageError(str(error)) from None
     database = str(service.database(settings))
     return str(settings.postgres_dsn(database)), database
 
 
-def _with_connection(
-    dsn: str, database: str, work: Callable[[asyncpg.Connection], Awaitable[T]]
-) -> T:
-    import asyncpg
-
-    async def run() -> T:
-        connection: asyncpg.Connection = await asyncpg.connect(dsn, timeout=10)
-        try:
-            return await work(connection)
-        finally:
-            await connection.close()
-
+def with_wallet(dsn: str, database: str, work: Callable[[asyncpg.Connection], Awaitable[T]]) -> T:
+    """`work` on one connection to the wallet database, as the admin."""
     try:
-        return asyncio.run(run())
-    except asyncpg.UndefinedTableError:
-        raise OperatorsUsageError(
-            f"the wallet database {database} has no operators table: run `teenpatti migrate wallet`"
-        ) from None
-    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
-        raise OperatorsUsageError(
-            f"the wallet database {database} cannot be used: {type(error).__name__}: {error}"
-        ) from None
+        return with_connection(
+            dsn,
+            f"the wallet database {database}",
+            work,
+            missing_table="has no operators table: run `teenpatti migrate wallet`",
+        )
+    except AdminDatabaseError as error:
+        raise OperatorsUsageError(str(error)) from None
 
 
 def _by(given: str | None) -> str:

@@ -379,13 +379,11 @@ SELECT c.transaction_uuid, c.kind, c.player_id, c.round_id,
 
 def read_ours(operator_id: str, since: datetime, until: datetime) -> list[OurCall]:
     """The operator's calls in [since, until) from the wallet database, as the admin."""
-    from teenpatti.operators_cli import OperatorsUsageError, _wallet_database, _with_connection
+    from teenpatti.operators_cli import OperatorsUsageError, wallet_database, with_wallet
 
     try:
-        dsn, database = _wallet_database()
-        rows = _with_connection(
-            dsn, database, lambda c: c.fetch(_OUR_CALLS, operator_id, since, until)
-        )
+        dsn, database = wallet_database()
+        rows = with_wallet(dsn, database, lambda c: c.fetch(_OUR_CALLS, operator_id, since, until))
     except OperatorsUsageError as error:
         raise ReconcileUsageError(str(error)) from None
     return list(_ours(rows))

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from itertools import count
@@ -32,6 +31,7 @@ from teenpatti.seamless.signing import (
 from teenpatti_tools.operator.app import ADMIN_TOKEN_HEADER, OperatorServerConfig, create_app
 from teenpatti_tools.operator.control import launched
 from teenpatti_tools.operator.faults import FaultPlan
+from tests.integration.seamless.support import free_port
 
 ADMIN_TOKEN = "test-admin-token"
 INR = "INR"
@@ -695,12 +695,6 @@ async def test_a_fault_switch_needs_exactly_one_trigger(operator: Operator) -> N
 
 
 # ------------------------------------------------------------------------------ the process
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.mark.parametrize("workers", [1, 2])
 async def test_the_process_serves_the_protocol_and_keeps_its_state_across_a_kill(
     database: str, game_key: PrivateKey, tmp_path: Path, workers: int
@@ -710,7 +704,7 @@ async def test_the_process_serves_the_protocol_and_keeps_its_state_across_a_kill
     )
     async with launched(
         public_key_pem(game_key),
-        port=_free_port(),
+        port=free_port(),
         folder=tmp_path,
         database=database.rsplit("/", 1)[1].split("?")[0],
         faults=latency,

@@ -11,25 +11,20 @@ import csv
 import io
 import json
 import os
-import socket
 from collections import Counter
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
-from uuid import UUID, uuid4
+from uuid import uuid4
 
 import asyncpg
 import httpx
 import pytest
 
-from teenpatti import cli, engine
-from teenpatti.engine import PUBLISHED_PAY_TABLE
+from teenpatti import cli
 from teenpatti.events.catalog import (
-    SETTLEMENT_EVENTS,
     TABLE_EVENTS,
-    BetSettled,
-    BetsSettled,
     RoundCancelled,
 )
 from teenpatti.seamless import OperatorConfig, WalletMode
@@ -43,6 +38,7 @@ from teenpatti.settings import InfrastructureSettings
 from teenpatti_tools.databases import create_database, drop_database
 from teenpatti_tools.operator.control import LaunchedOperator, launched
 from teenpatti_tools.operator.faults import FaultPlan, FaultSwitch
+from tests.integration.seamless.support import CARDS, free_port, settle
 from tests.integration.wallet.helpers import (
     OPERATOR_1,
     OPERATOR_2,
@@ -63,14 +59,7 @@ from wallet_service.config import WalletSettings
 SEAMLESS, TRANSFER = "operator-1", "operator-2"  # OPERATOR_1's and OPERATOR_2's keys
 FUNDS = 10_000_000  # INR minor units
 UNITS = 1_000  # protocol units per INR minor unit
-CARDS = ["AS", "2D", "AH", "3C", "KD", "9S"]  # player A: a pair of aces; B: 9 high
 P1_BETS = [("player_a", 1_000), ("tie", 800), ("pair_plus_a", 700)]
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture
@@ -104,7 +93,7 @@ async def operator(
     try:
         async with launched(
             public_key_pem(game_key.public_key()),
-            port=_free_port(),
+            port=free_port(),
             folder=tmp_path / "operator",
             database=name,
         ) as running:
@@ -155,49 +144,6 @@ async def seamless_slip(
     assert response.status_code == 201, response.text
     taken: dict[str, Any] = response.json()
     return taken
-
-
-async def settle(
-    settings: WalletSettings,
-    round_id: str,
-    slips: list[tuple[str, dict[str, Any]]],
-    *,
-    cancelled: bool,
-) -> None:
-    """BetsSettled for every bet of the (operator, slip) pairs, as settlement computes it."""
-    rule: engine.RoundResult | engine.CancelledRound = (
-        engine.CancelledRound("cancelled")
-        if cancelled
-        else engine.resolve_round(engine.parse_cards(CARDS))
-    )
-    lines = []
-    for operator_id, taken in slips:
-        for bet in taken["bets"]:
-            settled = engine.settle_bet(
-                engine.Bet(engine.BetType(bet["bet_type"]), bet["stake"], "INR"),
-                rule,
-                PUBLISHED_PAY_TABLE,
-            )
-            lines.append(
-                BetSettled(
-                    bet_id=UUID(bet["bet_id"]),
-                    operator_id=operator_id,
-                    player_id=taken["player_id"],
-                    bet_type=bet["bet_type"],
-                    stake=bet["stake"],
-                    currency="INR",
-                    outcome=settled.outcome.value,
-                    returned=settled.returned,
-                    fraction_kept="0",
-                    odds=None,
-                )
-            )
-    await send(
-        settings,
-        SETTLEMENT_EVENTS,
-        BetsSettled(round_id=round_id, table_id="T1", bets=lines),
-        table_id="T1",
-    )
 
 
 async def every_page(

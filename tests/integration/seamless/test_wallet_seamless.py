@@ -10,7 +10,6 @@ import contextlib
 import io
 import json
 import os
-import socket
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,14 +21,10 @@ import httpx
 import pytest
 import uvicorn
 
-from teenpatti import cli, engine
+from teenpatti import cli
 from teenpatti.audit.runner import read_balance_tables
-from teenpatti.engine import PUBLISHED_PAY_TABLE
 from teenpatti.events.catalog import (
-    SETTLEMENT_EVENTS,
     TABLE_EVENTS,
-    BetSettled,
-    BetsSettled,
     RoundCancelled,
 )
 from teenpatti.migrations import migrate_service
@@ -43,6 +38,8 @@ from teenpatti.seamless.signing import (
 from teenpatti.settings import InfrastructureSettings
 from teenpatti_tools.databases import create_database, drop_database
 from teenpatti_tools.operator.app import ADMIN_TOKEN_HEADER, OperatorServerConfig, create_app
+from tests.integration.seamless.support import CARDS, free_port
+from tests.integration.seamless.support import settle as settle_slips
 from tests.integration.wallet.helpers import (
     OPERATOR_1,
     OPERATOR_2,
@@ -66,7 +63,6 @@ SEAMLESS = "operator-1"  # OPERATOR_1's key
 ADMIN_TOKEN = "test-admin-token"
 FUNDS = 10_000_000  # 100,000.00 INR in minor units
 UNITS = 1_000  # protocol units per INR minor unit
-CARDS = ["AS", "2D", "AH", "3C", "KD", "9S"]  # player A: a pair of aces; B: 9 high
 ALL_BETS = [
     ("player_a", 1_000),
     ("player_b", 900),
@@ -75,12 +71,6 @@ ALL_BETS = [
     ("pair_plus_b", 600),
     ("six_card_bonus", 500),
 ]
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @dataclass
@@ -180,7 +170,7 @@ async def reference_operator(
             admin_token=ADMIN_TOKEN,
         )
     )
-    port = _free_port()
+    port = free_port()
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     )
@@ -277,40 +267,8 @@ async def call_done(settings: WalletSettings, slip_id: str, kind: str, status: s
 async def settle(
     settings: WalletSettings, round_id: str, slips: list[dict[str, Any]], *, cancelled: bool
 ) -> None:
-    """BetsSettled for every bet of `slips`, as settlement computes them."""
-    rule: engine.RoundResult | engine.CancelledRound = (
-        engine.CancelledRound("cancelled")
-        if cancelled
-        else engine.resolve_round(engine.parse_cards(CARDS))
-    )
-    lines = []
-    for taken in slips:
-        for bet in taken["bets"]:
-            settled = engine.settle_bet(
-                engine.Bet(engine.BetType(bet["bet_type"]), bet["stake"], "INR"),
-                rule,
-                PUBLISHED_PAY_TABLE,
-            )
-            lines.append(
-                BetSettled(
-                    bet_id=UUID(bet["bet_id"]),
-                    operator_id=SEAMLESS,
-                    player_id=taken["player_id"],
-                    bet_type=bet["bet_type"],
-                    stake=bet["stake"],
-                    currency="INR",
-                    outcome=settled.outcome.value,  # type: ignore[arg-type]
-                    returned=settled.returned,
-                    fraction_kept="0",
-                    odds=None,
-                )
-            )
-    await send(
-        settings,
-        SETTLEMENT_EVENTS,
-        BetsSettled(round_id=round_id, table_id="T1", bets=lines),
-        table_id="T1",
-    )
+    """BetsSettled for every bet of the seamless operator's `slips`."""
+    await settle_slips(settings, round_id, [(SEAMLESS, s) for s in slips], cancelled=cancelled)
 
 
 # ------------------------------------------------------------------------------ the tests

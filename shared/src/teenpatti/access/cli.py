@@ -7,7 +7,6 @@ its hash.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import getpass
 import json
 import os
@@ -26,10 +25,9 @@ from teenpatti.access.keys import (
     parse_expiry,
     parse_tables,
 )
+from teenpatti.admin_cli import AdminDatabaseError, admin_settings, with_connection
 
 if TYPE_CHECKING:
-    import asyncpg
-
     from teenpatti.access.store import AccessKeyStore
 
 T = TypeVar("T")
@@ -210,41 +208,24 @@ async def _issue(store: AccessKeyStore, spec: _IssueSpec, now: datetime) -> tupl
 
 
 def _with_store(dsn: str, database: str, work: Callable[[AccessKeyStore], Awaitable[T]]) -> T:
-    import asyncpg
-
     from teenpatti.access.store import AccessKeyStore
 
-    async def run() -> T:
-        connection: asyncpg.Connection = await asyncpg.connect(dsn, timeout=10)
-        try:
-            return await work(AccessKeyStore(connection))
-        finally:
-            await connection.close()
-
     try:
-        return asyncio.run(run())
-    except asyncpg.UndefinedTableError:
-        raise KeysUsageError(
-            f"the access database {database} has no keys table: run `teenpatti migrate access`"
-        ) from None
-    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
-        raise KeysUsageError(
-            f"the access database {database} cannot be used: {type(error).__name__}: {error}"
-        ) from None
+        return with_connection(
+            dsn,
+            f"the access database {database}",
+            lambda connection: work(AccessKeyStore(connection)),
+            missing_table="has no keys table: run `teenpatti migrate access`",
+        )
+    except AdminDatabaseError as error:
+        raise KeysUsageError(str(error)) from None
 
 
 def _settings(settings_class: type[Any]) -> Any:
-    from pydantic import ValidationError
-
-    from teenpatti.settings import ADMIN, CredentialsError, DefaultSecretError
-
     try:
-        # the admin's credentials where a credentials folder holds them (decision 0050)
-        settings = settings_class().as_principal(ADMIN)
-        settings.refuse_default_secrets(redis=False, kafka=False)  # it uses Postgres only
-    except (ValidationError, DefaultSecretError, CredentialsError) as error:
+        return admin_settings(settings_class)
+    except AdminDatabaseError as error:
         raise KeysUsageError(str(error)) from None
-    return settings
 
 
 def _by(given: str | None) -> str:
