@@ -15,7 +15,7 @@ STACK := deploy/local/stack.sh
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/' | expand -t 16
 
-install: ## install uv, the locked Python dependencies, kubectl and promtool (deploy/'s tests use them)
+install: ## install uv, the locked Python dependencies, and the Debian tools the tests use (kubectl, promtool, chromium, Noto fonts, nodejs)
 	@command -v uv >/dev/null 2>&1 || test -x "$(UV)" || python3 -m pip install --quiet --user uv
 	@$(UV) sync --frozen --all-groups --quiet
 	@$(STACK) tools

@@ -21,6 +21,10 @@ transfer wallet. Both operators' players bet on the same tables.
   status `ok`). One win per slip, so 16,667 wins.
 The reference operator competes with the game side for the machine's cores: its CPU (all its
 processes) is read from /proc beside the services'.
+
+`--profile` runs the wallet under cProfile for two windows only, the seamless fixed load and
+the seamless round from its deal to its last win acknowledged (SIGUSR1 starts a window,
+SIGUSR2 ends it): `.local/profiles/wallet_service.<pid>.<window>.prof`; read `tottime`.
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ import argparse
 import asyncio
 import logging
 import math
+import os
+import signal
 import sys
 import time
 import uuid
@@ -92,6 +98,43 @@ PLAYERS = 600
 INTAKE_PLAYERS = 128
 SIX_BETS = {bet: STAKE for bet in BET_TYPES}
 FUNDS = 10**9  # minor units per player, far more than any run stakes
+UNAVAILABLE_RETRIES = 5
+REFUSALS_TOLERATED = 0.05
+PROFILES = Path(".local/profiles")
+
+# the wallet's process profiles itself between SIGUSR1 and SIGUSR2, each window to its own file
+PROFILE_WINDOW_HOOK = """
+import cProfile, os, signal, sys
+if any("wallet_service" in a for a in sys.argv):
+    _window = {"profile": None, "n": 0}
+    def _start(*_):
+        _window["profile"] = cProfile.Profile()
+        _window["profile"].enable()
+    def _stop(*_):
+        profile = _window["profile"]
+        if profile is None:
+            return
+        profile.disable()
+        _window["n"] += 1
+        profile.dump_stats(os.path.join(
+            os.environ["BENCH_PROFILE_DIR"], f"wallet_service.{os.getpid()}.{_window['n']}.prof"
+        ))
+        _window["profile"] = None
+    signal.signal(signal.SIGUSR1, _start)
+    signal.signal(signal.SIGUSR2, _stop)
+"""
+
+
+def profile_window_env(profile: bool) -> dict[str, str]:
+    """The environment that installs PROFILE_WINDOW_HOOK in the wallet (a `sitecustomize` on
+    PYTHONPATH; nothing in the services changes)."""
+    if not profile:
+        return {}
+    directory = PROFILES.resolve()
+    hook = directory / "window-hook"
+    hook.mkdir(parents=True, exist_ok=True)
+    (hook / "sitecustomize.py").write_text(PROFILE_WINDOW_HOOK)
+    return {"PYTHONPATH": str(hook), "BENCH_PROFILE_DIR": str(directory)}
 
 
 def say(line: str) -> None:
@@ -104,6 +147,13 @@ class Bench:
     system: System
     operator: LaunchedOperator
     tokens: dict[str, str]  # seamless player -> the operator's session token
+    profiling: bool = False
+
+    def profile(self, start: bool) -> None:
+        """Start or end a profile window of the wallet (`--profile`)."""
+        if self.profiling:
+            wallet = self.system.processes.processes["wallet"]
+            os.kill(wallet.pid, signal.SIGUSR1 if start else signal.SIGUSR2)
 
     def operator_cpu(self) -> float:
         return tree_cpu_seconds(self.operator.process.pid)
@@ -132,7 +182,7 @@ class Bench:
 
 
 @asynccontextmanager
-async def seamless_bench(workers: int) -> AsyncIterator[Bench]:
+async def seamless_bench(workers: int, profile: bool = False) -> AsyncIterator[Bench]:
     """A fresh system with our key, and the reference operator (its own database, a fixed
     latency on every call) as `SEAMLESS`'s wallet server; removed on leaving."""
     suffix = uuid.uuid4().hex[:8]
@@ -145,7 +195,7 @@ async def seamless_bench(workers: int) -> AsyncIterator[Bench]:
         seed=1,
         switches=(FaultSwitch(kind=FaultKind.LATENCY, seconds=LATENCY_SECONDS, probability=1.0),),
     )
-    env = {"TP_SEAMLESS_SIGNING_KEY_FILE": str(keys.private)}
+    env = {"TP_SEAMLESS_SIGNING_KEY_FILE": str(keys.private), **profile_window_env(profile)}
     async with fresh_system(base_port=base_port, extra_env=env) as system:
         await create_database(admin_settings, database)
         try:
@@ -163,7 +213,7 @@ async def seamless_bench(workers: int) -> AsyncIterator[Bench]:
                     folder / "operator.pub.pem",
                     wallet_database=system.databases["wallet"],
                 )
-                yield Bench(system, operator, {})
+                yield Bench(system, operator, {}, profile)
         finally:
             connection = await asyncpg.connect(admin_settings.postgres_dsn("postgres"))
             try:
@@ -207,9 +257,17 @@ async def saturation(
     url = bench.system.url("wallet")
     await saturate(url, round_id, players, 300, CONCURRENCY, SIX_BETS, post)  # warm up
     result = await saturate(url, round_id, players, slips, CONCURRENCY, SIX_BETS, post)
-    if result.refused:
-        raise RuntimeError(f"{result.refused} slips refused at saturation")
-    return result.rate
+    tolerable(result.refused, slips, "at saturation")
+    return (slips - result.refused) / result.seconds
+
+
+def tolerable(refused: int, slips: int, where: str) -> None:
+    """A few slips refused (bet calls past the operator's timeout on a machine busy with
+    other work) are said and the run goes on; more than REFUSALS_TOLERATED fails it."""
+    if refused > REFUSALS_TOLERATED * slips:
+        raise RuntimeError(f"{refused} of {slips} slips refused {where}")
+    if refused:
+        say(f"{refused} of {slips} slips refused {where} (counted as not taken)")
 
 
 async def at_fixed_load(
@@ -227,8 +285,9 @@ async def at_fixed_load(
         bench.system.url("wallet"), round_id, players, rate, seconds, CONCURRENCY, SIX_BETS, post
     )
     after = bench.cpu()
-    if latencies.refused:
-        raise RuntimeError(f"{wallet}: {latencies.refused} slips refused at the fixed load")
+    tolerable(
+        latencies.refused, len(latencies.samples_ms), f"by the {wallet} wallet at a fixed load"
+    )
     sent = len(latencies.samples_ms)
     cpu_ms = {
         name: (after[name] - before.get(name, 0.0)) * 1000 / sent
@@ -274,9 +333,11 @@ async def measure_intake(bench: Bench, quick: bool, transfer: Sequence[str]) -> 
         bench, "transfer", round_id, transfer, rate, seconds, transfer_rate, post_slip
     )
     started = await _database_now(bench)
+    bench.profile(start=True)
     seamless_load = await at_fixed_load(
         bench, "seamless", round_id, seamless, rate, seconds, seamless_rate, bench.post()
     )
+    bench.profile(start=False)
     calls_ms = await bet_call_times(bench, started)
     await studio.close_table("SI1")
     return intake_figures(transfer_load, seamless_load, calls_ms)
@@ -393,16 +454,17 @@ async def place_slips(
     bench: Bench, round_id: str, players: Sequence[str], bets: int
 ) -> tuple[int, int]:
     """Six-bet slips from PLACERS clients until `bets` are placed, or betting closes;
-    (bets, slips) taken."""
+    (bets, slips) taken. A slip refused because its bet call got no answer in time (a
+    shared machine busy elsewhere) is placed again under a new key, a few times at most."""
     slips = [
         {bet_type: STAKE for bet_type in BET_TYPES[: min(6, bets - 6 * n)]}
         for n in range(math.ceil(bets / 6))
     ]
-    placed = taken = cursor = 0
+    placed = taken = cursor = unavailable = 0
     post = bench.post()
 
     async def client(n: int) -> None:
-        nonlocal placed, taken, cursor
+        nonlocal placed, taken, cursor, unavailable
         wallet = connection_to(bench.system.url("wallet"))
         mine = players[n::PLACERS]
         k = 0
@@ -410,7 +472,11 @@ async def place_slips(
             while cursor < len(slips):
                 slip = slips[cursor]
                 cursor += 1
-                status, body = await post(wallet, mine[k % len(mine)], round_id, slip)
+                for _ in range(UNAVAILABLE_RETRIES + 1):
+                    status, body = await post(wallet, mine[k % len(mine)], round_id, slip)
+                    if status != 503 or body.get("code") != "operator_unavailable":
+                        break
+                    unavailable += 1
                 k += 1
                 if status == 409 and body.get("code") == "betting_closed":
                     cursor = len(slips)  # the window was too short: settle what was taken
@@ -423,6 +489,8 @@ async def place_slips(
             await wallet.close()
 
     await asyncio.gather(*(client(n) for n in range(PLACERS)))
+    if unavailable:
+        say(f"{unavailable} seamless slips refused as operator_unavailable, placed again")
     return placed, taken
 
 
@@ -455,6 +523,7 @@ async def settle_seamless_round(
             every=every,
         )
         before, started = bench.cpu(), time.perf_counter()
+        bench.profile(start=True)
         await deal(system, table_id, device)
         closed = await studio.wait_for_event(table, table_id, "RoundClosed")
         say(f"seamless round {round_id}: closed; waiting for {slips} wins acknowledged")
@@ -469,6 +538,7 @@ async def settle_seamless_round(
             every=every,
         )
         after, span = bench.cpu(), time.perf_counter() - started
+        bench.profile(start=False)
         row = await wallet_db.fetchrow(
             "SELECT min(created_at) AS first_owed, max(created_at) AS last_owed,"
             " min(finished_at) AS first_ack, max(finished_at) AS last_ack,"
@@ -541,7 +611,11 @@ def settlement_figure(seamless: SeamlessRound, transfer_seconds: float) -> Figur
 
 # ---------------------------------------------------------------------- the benchmark
 async def measure(
-    quick: bool, workers: int = 2, parts: Sequence[str] = (), bets: int | None = None
+    quick: bool,
+    workers: int = 2,
+    parts: Sequence[str] = (),
+    bets: int | None = None,
+    profile: bool = False,
 ) -> list[Figure]:
     """Intake, then settlement, on one system with the reference operator."""
     parts = parts or ("intake", "settlement")
@@ -549,7 +623,7 @@ async def measure(
     transfer = [f"tp-{n:04d}" for n in range(PLAYERS)]
     seamless = [f"sp-{n:04d}" for n in range(PLAYERS)]
     figures: list[Figure] = []
-    async with seamless_bench(workers) as bench:
+    async with seamless_bench(workers, profile) as bench:
         studio = Studio(bench.system)
         await studio.fund(transfer, FUNDS)
         await seamless_players(bench, seamless)
@@ -586,9 +660,16 @@ def main() -> None:
         "--only", choices=("intake", "settlement"), action="append", help="run only these"
     )
     parser.add_argument("--bets", type=int, help="the settled rounds' size instead of 100,000")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="profile the wallet during the seamless fixed load and the seamless settlement",
+    )
     args = parser.parse_args()
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per admin call otherwise
-    print_table(asyncio.run(measure(args.quick, args.workers, args.only or (), args.bets)))
+    print_table(
+        asyncio.run(measure(args.quick, args.workers, args.only or (), args.bets, args.profile))
+    )
 
 
 if __name__ == "__main__":

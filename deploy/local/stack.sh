@@ -7,7 +7,8 @@
 #   stack.sh kill <component>     SIGKILL one component (fault tests); `up` restarts it
 #   stack.sh tools                 install the Debian packages the tests use beside the stack:
 #                                  kubectl (kubernetes-client), which renders deploy/kubernetes,
-#                                  and promtool (prometheus), which checks deploy/prometheus
+#                                  promtool (prometheus), which checks deploy/prometheus, and
+#                                  chromium, the Noto fonts and nodejs for the pages' tests
 #
 # Everything lives under $TP_HOME: data/, logs/, run/ (pid files and sockets), kafka/jars-*,
 # secrets/ (mode 0700): one credentials file per principal, `<principal>.env` (0600), made
@@ -545,10 +546,21 @@ prometheus_down() { stop_pidfile prometheus "$RUN/prometheus.pid"; }
 # ---------------------------------------------------------------- tools
 # `kubectl kustomize` renders deploy/kubernetes for tests/deploy; any kubectl will do, and
 # Debian's kubernetes-client is the one installed when there is none. promtool checks the
-# Prometheus configuration and rules (tests/deploy).
+# Prometheus configuration and rules (tests/deploy). The browser tests (tests/browser) drive
+# Debian's Chromium, which has no Thai, Persian or Japanese glyphs without the Noto fonts
+# (the rules pages would show boxes); Node runs the pages' script tests (tests/unit/web).
+BROWSER_FONTS="fonts-noto-core fonts-noto-cjk"
+
+deb_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+
 tools_up() {
     command -v kubectl >/dev/null 2>&1 || apt_install kubernetes-client
     command -v promtool >/dev/null 2>&1 || prometheus_bin
+    [[ -x /usr/bin/chromium ]] || apt_install chromium
+    local font missing=()
+    for font in $BROWSER_FONTS; do deb_installed "$font" || missing+=("$font"); done
+    if ((${#missing[@]})); then apt_install "${missing[@]}"; fi
+    command -v node >/dev/null 2>&1 || apt_install nodejs
 }
 
 # ---------------------------------------------------------------- common

@@ -33,7 +33,10 @@ SECRET_SETTINGS = (
     "TP_SCANNER_GATEWAY_PASSWORD",
     "TP_SETTLEMENT_PASSWORD",
     "TP_WALLET_PASSWORD",
+    "TP_WEB_API_KEY",
 )
+# the web front (docs/web.md): no database, broker or cache, so no principal of its own
+WEB_APP = "web_service.app:app"
 # each service's own principal: its role, its Kafka and Redis users, its password variable
 # (docs/decisions/0050-a-principal-per-service.md)
 PRINCIPALS = {name: "TP_" + name.upper().replace("-", "_") + "_PASSWORD" for name in APPS}
@@ -98,8 +101,12 @@ def services() -> dict[str, dict[str, Any]]:
 
 
 def apps() -> dict[str, dict[str, Any]]:
-    """The four services' containers (SERVICE_APP picks each one's app)."""
-    return {n: s for n, s in services().items() if "SERVICE_APP" in s.get("environment", {})}
+    """The four services' containers (SERVICE_APP picks each one's app), not the web front's."""
+    return {
+        n: s
+        for n, s in services().items()
+        if s.get("environment", {}).get("SERVICE_APP", WEB_APP) != WEB_APP
+    }
 
 
 def seconds(duration: str) -> float:
@@ -326,6 +333,32 @@ def test_each_service_runs_as_its_own_principal() -> None:
         assert env["TP_KAFKA_SECURITY_PROTOCOL"] == "SASL_PLAINTEXT", name
         after = service["depends_on"]["kafka-acls"]
         assert after == {"condition": "service_completed_successfully"}, name
+
+
+def test_the_web_front_runs_after_the_services_with_its_viewer_key_only() -> None:
+    web = services()["web"]
+    env = web["environment"]
+    assert env["SERVICE_APP"] == WEB_APP
+    assert importlib.util.find_spec(WEB_APP.partition(":")[0]) is not None
+    assert env["TP_ENV"] == "production"
+    assert env["TP_WEB_API_KEY"].startswith("${TP_WEB_API_KEY:?")
+    # no infrastructure credentials, nor anyone else's keys
+    for variable in env:
+        assert not variable.startswith(("TP_PG_", "TP_KAFKA_", "TP_REDIS_")), variable
+    assert "TP_API_KEYS" not in env
+    assert {env[f"TP_WEB_{name}_URL"] for name in ("TABLE", "SCANNER", "WALLET", "SETTLEMENT")} == {
+        f"http://{name}:8000" for name in APPS
+    }
+    assert web["depends_on"] == {name: {"condition": "service_healthy"} for name in APPS}
+    assert "http://127.0.0.1:8000/ready" in " ".join(web["healthcheck"]["test"])
+    assert web["read_only"] is True and web["cap_drop"] == ["ALL"]
+    assert web["build"]["target"] == "runtime"
+    assert services()["wallet"]["environment"]["TP_PLAYER_VIEW_URL"] == "http://127.0.0.1:8105"
+    # its key is one of TP_API_KEYS's, with the role viewer
+    example = dict(
+        line.split("=", 1) for line in ENV_EXAMPLE.read_text().splitlines() if "=" in line
+    )
+    assert f"web:viewer:{example['TP_WEB_API_KEY']}" in example["TP_API_KEYS"].split(",")
 
 
 def test_kafka_and_redis_ask_for_credentials() -> None:

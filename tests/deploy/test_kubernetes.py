@@ -47,13 +47,19 @@ SECRET_KEYS = {
     "teenpatti-scanner-gateway-credentials": CREDENTIALS | REDIS_CREDENTIALS,
     "teenpatti-settlement-credentials": CREDENTIALS,
     "teenpatti-wallet-credentials": CREDENTIALS,
+    # the web front's viewer key (docs/web.md)
+    "teenpatti-web-credentials": {"api-key"},
 }
 SECRET_SETTINGS = (
     "TP_PG_PASSWORD",
     "TP_API_KEYS",
     "TP_KAFKA_PASSWORD",
     "TP_REDIS_PASSWORD",
+    "TP_WEB_API_KEY",
 )
+# the web front: no database, broker or cache, so no migration and no principal
+WEB_APP = "web_service.app:app"
+WEB_REPLICAS = {"base": 1, "overlays/local": 1, "overlays/prod": 2}
 # what a service's containers must be given: its own Postgres and Kafka credentials, and for
 # those that use Redis its Redis credentials
 GIVEN = {"TP_PG_USER", "TP_PG_PASSWORD", "TP_API_KEYS", "TP_KAFKA_USERNAME", "TP_KAFKA_PASSWORD"}
@@ -276,7 +282,16 @@ def test_only_the_local_overlay_runs_in_development(target: str) -> None:
         for container in every_container(pod):
             if container["image"].split(":")[0].endswith("teenpatti"):
                 given = {entry["name"] for entry in container.get("env", [])}
-                assert {"TP_PG_PASSWORD", "TP_API_KEYS"} <= given, (where, container["name"])
+                # the web front's one secret is its key; it connects to no database
+                needed = (
+                    {"TP_WEB_API_KEY"}
+                    if where == "Deployment/web"
+                    else {
+                        "TP_PG_PASSWORD",
+                        "TP_API_KEYS",
+                    }
+                )
+                assert needed <= given, (where, container["name"])
 
 
 @pytest.mark.parametrize("target", ["base", "overlays/prod"])
@@ -340,6 +355,52 @@ def test_the_local_postgres_creates_the_same_databases_as_compose() -> None:
     )
     compose_init = (ROOT / "deploy" / "docker" / "postgres-init.sql").read_text()
     assert init["data"]["databases.sql"] == compose_init
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_the_web_front_runs_stateless_with_its_viewer_key_only(target: str) -> None:
+    (web,) = (d for d in of_kind(target, "Deployment") if d["metadata"]["name"] == "web")
+    pod = web["spec"]["template"]["spec"]
+    assert "initContainers" not in pod  # nothing to migrate
+    container = main_container(web)
+    env = {e["name"]: e for e in container["env"]}
+    assert env["SERVICE_APP"]["value"] == WEB_APP
+    assert importlib.util.find_spec(WEB_APP.partition(":")[0]) is not None
+    reference = env["TP_WEB_API_KEY"]["valueFrom"]["secretKeyRef"]
+    assert (generated_from(reference["name"]), reference["key"]) == (
+        "teenpatti-web-credentials",
+        "api-key",
+    )
+    # no one else's credentials: no infrastructure, no TP_API_KEYS
+    secrets = {e["valueFrom"]["secretKeyRef"]["name"] for e in container["env"] if "valueFrom" in e}
+    assert {generated_from(name) for name in secrets} == {"teenpatti-web-credentials"}
+    urls = {env[f"TP_WEB_{name}_URL"]["value"] for name in ("TABLE", "SCANNER", "WALLET")}
+    urls.add(env["TP_WEB_SETTLEMENT_URL"]["value"])
+    assert urls == {f"http://{name}:8000" for name in SERVICE_APPS}
+    assert {"name": "http", "containerPort": 8000} in container["ports"]
+    for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
+        assert container[probe]["httpGet"] == {"path": "/health", "port": "http"}, probe
+    labels = web["spec"]["template"]["metadata"]["labels"]
+    services = [s for s in of_kind(target, "Service") if selects(s["spec"]["selector"], labels)]
+    assert [s["metadata"]["name"] for s in services] == ["web"]
+    budgets = [
+        b
+        for b in of_kind(target, "PodDisruptionBudget")
+        if selects(b["spec"]["selector"]["matchLabels"], labels)
+    ]
+    assert [b["spec"] for b in budgets] == [
+        {"maxUnavailable": 1, "selector": web["spec"]["selector"]}
+    ]
+    assert web["spec"]["replicas"] == WEB_REPLICAS[target]
+
+
+def test_the_local_overlay_gives_the_web_front_a_viewer_key_the_services_know() -> None:
+    secrets = {
+        generated_from(s["metadata"]["name"]): s for s in of_kind("overlays/local", "Secret")
+    }
+    key = base64.b64decode(secrets["teenpatti-web-credentials"]["data"]["api-key"]).decode()
+    keys = base64.b64decode(secrets["teenpatti-api-keys"]["data"]["api-keys"]).decode()
+    assert f"web:viewer:{key}" in keys.split(",")
 
 
 def generated_from(name: str) -> str:

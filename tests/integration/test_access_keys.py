@@ -143,7 +143,7 @@ async def test_keys_need_a_migrated_access_database(
     assert "run `teenpatti migrate access`" in err
 
     out, err_stream = io.StringIO(), io.StringIO()
-    for expected in ("applied access 0001_access_keys", "up to date"):
+    for expected in ("applied access 0002_viewer_role", "up to date"):
         status = await asyncio.to_thread(cli.main, ["migrate", "access"], None, out, err_stream)
         assert status == 0, err_stream.getvalue()
         assert out.getvalue().splitlines()[-1] == f"access: {database_name}: {expected}"
@@ -170,6 +170,7 @@ async def test_the_table_service_takes_stored_keys_with_their_role_and_tables(
     )
     _, dealer = await issue_key(monkeypatch, access_database, "dan", "dealer", "--tables", "T01")
     _, operator = await issue_key(monkeypatch, access_database, "operator-7", "operator")
+    _, viewer = await issue_key(monkeypatch, access_database, "web", "viewer")
     async with running(create_table_service(table_settings)) as client:
         for table_id in ("T01", "T02"):
             response = await client.post("/tables", json=_table_body(table_id), headers=SUPERVISOR)
@@ -193,6 +194,13 @@ async def test_the_table_service_takes_stored_keys_with_their_role_and_tables(
         # a scoped key sees only its tables
         listed = await client.get("/tables", headers={"X-Api-Key": dealer})
         assert {t["table_id"] for t in listed.json()["tables"]} == {"T01"}
+        # a viewer's key (the web front's) reads every table and commands none
+        listed = await client.get("/tables", headers={"X-Api-Key": viewer})
+        assert {t["table_id"] for t in listed.json()["tables"]} == {"T01", "T02"}
+        refused = await client.post(
+            "/tables/T02/pause", json={"reason": "x"}, headers={"X-Api-Key": viewer}
+        )
+        assert (refused.status_code, refused.json()["code"]) == (403, "forbidden")
 
 
 async def test_the_gateway_keeps_a_scoped_supervisor_to_the_devices_of_its_tables(

@@ -13,6 +13,7 @@ DEVELOPMENT_KEYS = (
     "dev-operator-2-key",
     "dev-supervisor-key",
     "dev-dealer-key",
+    "dev-web-key",
 )
 
 
@@ -38,6 +39,21 @@ def test_a_service_with_the_default_secrets_exits_naming_them() -> None:
     assert "TP_PG_PASSWORD is not set" in process.stderr
     assert "TP_API_KEYS is not set" in process.stderr
     assert "TP_ENV=dev" in process.stderr
+    assert "Application startup failed" in process.stderr
+    assert not [key for key in DEVELOPMENT_KEYS if key in process.stderr + process.stdout]
+
+
+def test_the_web_front_with_its_development_key_exits_naming_it() -> None:
+    process = subprocess.run(
+        [sys.executable, "-m", "uvicorn", "web_service.app:app", "--port", "0"],
+        env={k: v for k, v in production_with_defaults().items() if k != "TP_WEB_API_KEY"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert process.returncode != 0
+    assert "refusing to start outside development (TP_ENV=production)" in process.stderr
+    assert "TP_WEB_API_KEY is not set" in process.stderr
     assert "Application startup failed" in process.stderr
     assert not [key for key in DEVELOPMENT_KEYS if key in process.stderr + process.stdout]
 

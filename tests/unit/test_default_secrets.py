@@ -28,6 +28,7 @@ DEVELOPMENT_KEYS = (
     "dev-operator-2-key",
     "dev-supervisor-key",
     "dev-dealer-key",
+    "dev-web-key",
 )
 OWN_PASSWORD = "correct-horse-battery-staple"
 OWN_KEYS = "operator-1:operator:k-3f9a1c,supervisor-1:supervisor:k-77d0e2"
@@ -117,6 +118,7 @@ def test_the_placeholders_of_the_compose_env_file_are_refused(
         "TP_API_KEYS gives 'operator-1' a placeholder key",
         "TP_API_KEYS gives 'supervisor-1' a placeholder key",
         "TP_API_KEYS gives 'dealer-1' a placeholder key",
+        "TP_API_KEYS gives 'web' a placeholder key",
         # the env file alone names no Kafka or Redis credentials (Compose sets each service's)
         *UNAUTHENTICATED,
     ]

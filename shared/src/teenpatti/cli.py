@@ -5,6 +5,7 @@ found); 2 bad arguments or pay table (`audit`: a store or the broker cannot be r
 the access database cannot be used; `operators`: the wallet database cannot be used, or a
 configuration is not valid; `audit`, `migrate`, `keys`, `operators`: a public development
 secret outside development; `reconcile`: a side that cannot be read); 130 interrupted.
+`recall`: 1 when no such round was ever opened.
 `reconcile`: 1 when our calls and the operator's transactions differ.
 """
 
@@ -39,6 +40,7 @@ from teenpatti.engine import (
 from teenpatti.observability.logs import configure_logging
 
 if TYPE_CHECKING:
+    from teenpatti.audit import StoreSpec
     from teenpatti.settings import InfrastructureSettings
 
 S = TypeVar("S", bound="InfrastructureSettings")
@@ -133,6 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sheet.set_defaults(handler=_par_sheet)
     _add_audit_parser(commands)
+    _add_recall_parser(commands)
     migrate = commands.add_parser(
         "migrate",
         help="apply the database migrations of the services (the deploy step)",
@@ -344,20 +347,13 @@ def _audit(args: argparse.Namespace, streams: _Streams) -> int:
     # Imported here: the engine subcommands need neither asyncpg nor aiokafka.
     import asyncio
 
-    from teenpatti.audit import AuditUnavailableError, Scope, StoreSpec, run_audit
-    from teenpatti.audit.runner import STORE_TOPICS
+    from teenpatti.audit import AuditUnavailableError, Scope, run_audit
     from teenpatti.settings import InfrastructureSettings
 
     if args.since is not None and args.until is not None and args.since >= args.until:
         raise UsageError("--since must be before --until")
     settings = _connecting_settings(InfrastructureSettings)
-    specs = []
-    for store, default in _AUDIT_DATABASES.items():
-        given = getattr(args, f"{store}_db") or os.environ.get(
-            f"TP_{store.upper()}_DATABASE", default
-        )
-        dsn = given if "://" in given else settings.postgres_dsn(given)
-        specs.append(StoreSpec(store, dsn, settings.topic(STORE_TOPICS[store])))
+    specs = _store_specs(args, settings)
     scope = Scope(table_id=args.table, since=args.since, until=args.until)
     progress = _TerminalProgress(streams.err, "audit") if streams.err.isatty() else None
     try:
@@ -382,6 +378,68 @@ def _audit(args: argparse.Namespace, streams: _Streams) -> int:
         streams.out.write(report.format())
     streams.out.flush()
     return EXIT_OK if report.ok else EXIT_BAD_LINES
+
+
+def _add_recall_parser(commands: Any) -> None:
+    recall = commands.add_parser(
+        "recall",
+        help="full game recall: every event of one round across the four stores, in order",
+        description=(
+            "Prints one round as it happened: every event of it in the table, scanner-gateway, "
+            "wallet and settlement stores (opened, betting closed, each read, card dealt or "
+            "refused, pauses, void, result; each slip, the sealed bet book, each settlement "
+            "line and payment), in order of time, with its time, service, type and facts. "
+            "Exit status 0; 1 when no such round was ever opened; 2 on bad arguments or an "
+            "unreachable store. Databases as for `audit`; see docs/audit.md."
+        ),
+    )
+    recall.add_argument("round_id", metavar="ROUND_ID", help="the round, e.g. T1-000042")
+    for store, default in _AUDIT_DATABASES.items():
+        recall.add_argument(
+            f"--{store}-db",
+            metavar="NAME|DSN",
+            help=f"the {store} store (default: TP_{store.upper()}_DATABASE or {default})",
+        )
+    recall.add_argument("--json", action="store_true", help="write the recall as JSON")
+    recall.set_defaults(handler=_recall)
+
+
+def _store_specs(args: argparse.Namespace, settings: InfrastructureSettings) -> list[StoreSpec]:
+    """The four stores of `audit` and `recall`: from --<store>-db, else the environment."""
+    from teenpatti.audit import StoreSpec
+    from teenpatti.audit.runner import STORE_TOPICS
+
+    specs = []
+    for store, default in _AUDIT_DATABASES.items():
+        given = getattr(args, f"{store}_db") or os.environ.get(
+            f"TP_{store.upper()}_DATABASE", default
+        )
+        dsn = given if "://" in given else settings.postgres_dsn(given)
+        specs.append(StoreSpec(store, dsn, settings.topic(STORE_TOPICS[store])))
+    return specs
+
+
+def _recall(args: argparse.Namespace, streams: _Streams) -> int:
+    import asyncio
+
+    from teenpatti.audit import AuditUnavailableError
+    from teenpatti.audit.recall import UnknownRoundError, recall_round
+    from teenpatti.settings import InfrastructureSettings
+
+    specs = _store_specs(args, _connecting_settings(InfrastructureSettings))
+    try:
+        recall = asyncio.run(recall_round(specs, args.round_id))
+    except AuditUnavailableError as error:
+        raise UsageError(str(error)) from None
+    except UnknownRoundError as error:
+        print(f"teenpatti recall: {error}", file=streams.err)
+        return EXIT_BAD_LINES
+    if args.json:
+        streams.out.write(json.dumps(recall.to_mapping(), indent=2) + "\n")
+    else:
+        streams.out.write(recall.format())
+    streams.out.flush()
+    return EXIT_OK
 
 
 class _Streams:

@@ -183,7 +183,7 @@ def install_problem_handlers(app: FastAPI) -> None:
 @dataclass(frozen=True)
 class KeyHolder:
     name: str  # operator id, or a person's name for supervisors and dealers
-    role: str  # "operator", "supervisor", "dealer"
+    role: str  # "operator", "supervisor", "dealer", "viewer"
     key_id: str | None = None  # a key of the access database's; None: a configured key
     tables: frozenset[str] | None = None  # the tables it may act on; None: every table
 

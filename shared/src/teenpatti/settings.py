@@ -20,7 +20,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 DEVELOPMENT = "dev"
 DEVELOPMENT_API_KEYS = (
     "operator-1:operator:dev-operator-1-key,operator-2:operator:dev-operator-2-key,"
-    "supervisor-1:supervisor:dev-supervisor-key,dealer-1:dealer:dev-dealer-key"
+    "supervisor-1:supervisor:dev-supervisor-key,dealer-1:dealer:dev-dealer-key,"
+    "web:viewer:dev-web-key"
 )
 # what deploy/docker/.env.example holds until its values are replaced: public too
 PLACEHOLDER = "replace-me"
@@ -339,10 +340,11 @@ class InfrastructureSettings(BaseSettings):
         default=SecretStr(DEVELOPMENT_API_KEYS),
         description="Who may call the HTTP APIs beside the keys of the access database"
         " (`TP_ACCESS_DATABASE`), `name:role:key,...`: each entry a holder's name, its role"
-        " (`operator`, `supervisor` or `dealer`) and its key, for every table; a request's"
-        " operator id is its key's holder, and only the keys' hashes are kept. The default"
-        " holds development keys of `operator-1`, `operator-2`, `supervisor-1` and `dealer-1`,"
-        " refused outside development (`TP_ENV`) as is any of those keys in another value.",
+        " (`operator`, `supervisor`, `dealer` or `viewer`) and its key, for every table; a"
+        " request's operator id is its key's holder, and only the keys' hashes are kept. The"
+        " default holds development keys of `operator-1`, `operator-2`, `supervisor-1`,"
+        " `dealer-1` and `web` (the web front's viewer key), refused outside development"
+        " (`TP_ENV`) as is any of those keys in another value.",
     )
     access_database: str = Field(
         default="tp_access",

@@ -460,6 +460,54 @@ async def test_a_win_answered_5xx_then_lost_is_retried_until_ok_and_paid_once(
         assert kinds == ["bet", "win"]
 
 
+async def test_a_sender_step_that_hangs_on_the_database_is_given_up_and_the_win_sent_after(
+    wallet_settings: WalletSettings, keys: Keys, operator_database: str
+) -> None:
+    # neither Postgres nor the client bounds a statement here: only the sender's own limit
+    settings = seamless_settings(wallet_settings, keys).model_copy(
+        update={
+            "seamless_sender_step_seconds": 0.5,
+            "pg_statement_timeout_ms": 0,
+            "pg_command_timeout_seconds": 0.0,
+        }
+    )
+    async with (
+        reference_operator(operator_database, keys) as operator,
+        wallet(settings) as client,
+    ):
+        await configure(settings, operator, keys)
+        await open_round(settings, client, "T1-000010")
+        user, token = await operator.player()
+        taken = await slip(client, user, token, "T1-000010", [("player_a", 1_000)])
+        assert taken.status_code == 201, taken.text
+        slip_id = taken.json()["slip_id"]
+        await close_betting(settings, "T1-000010")
+        await close_round(settings, client, "T1-000010", CARDS)
+        async with database(settings) as blocker:
+            # a session left open holding the operators' table: reading an operator's
+            # configuration waits for as long as it stays open
+            transaction = blocker.transaction()
+            await transaction.start()
+            await blocker.execute("LOCK TABLE operators IN ACCESS EXCLUSIVE MODE")
+            try:
+                await settle(settings, "T1-000010", [taken.json()], cancelled=False)
+
+                async def given_up() -> bool:
+                    win = (await calls_of(settings, slip_id)).get("win")
+                    return win is not None and "TimeoutError" in (win["error"] or "")
+
+                await eventually(given_up, what="the win's attempt to be given up")
+                win = (await calls_of(settings, slip_id))["win"]
+                assert win["status"] == "pending"
+            finally:
+                await transaction.rollback()
+        await call_done(settings, slip_id, "win")
+        returned = engine_settles("player_a", 1_000, CARDS)[1]
+        assert await operator.balance(user) == FUNDS - 1_000 + returned
+        kinds = [t["kind"] for t in await operator.transactions(user)]
+        assert kinds == ["bet", "win"]
+
+
 async def test_a_bet_whose_answer_is_lost_after_it_was_applied_is_rolled_back_once(
     wallet_settings: WalletSettings, keys: Keys, operator_database: str
 ) -> None:

@@ -34,6 +34,7 @@ async def test_it_subscribes_to_the_rounds_and_their_settlement() -> None:
                 "RoundClosed",
                 "RoundPaused",
                 "RoundResumed",
+                "CardDealt",
             }
         ),
         SETTLEMENT_EVENTS: frozenset({"BetsSettled", "SettlementResolved"}),
@@ -90,6 +91,10 @@ def test_every_route_documents_its_answer() -> None:
         # the transactions API and the daily report (transaction_entrypoints.py)
         "GET /transactions": ("200", ref("TransactionPagePublic")),
         "GET /reports/daily": ("200", ref("DailyReportPublic")),
+        # the last games and a round's stakes (game_entrypoints.py)
+        "GET /me/games": ("200", ref("GamesPublic")),
+        "GET /players/{player_id}/games": ("200", ref("GamesPublic")),
+        "GET /rounds/{round_id}/stakes": ("200", ref("RoundStakesPublic")),
     }
 
 

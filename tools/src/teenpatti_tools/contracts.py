@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import inspect
 import re
 import sys
@@ -28,6 +29,7 @@ from pydantic import SecretStr
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema, models_json_schema
 from pydantic_core import PydanticUndefined
+from pydantic_settings import BaseSettings
 from redis.asyncio import Redis
 
 from teenpatti.events.catalog import (
@@ -493,7 +495,30 @@ def configuration_markdown(services: Sequence[DeclaredService]) -> str:
             "",
             *_table(settings, own),
         ]
+    web = _web_settings()
+    if web is not None:
+        lines += [
+            "",
+            f"## `{web.__name__}`: the web front",
+            "",
+            f"`{_source(web)}`. Read by the web front (docs/web.md), with `TP_ENV`,"
+            " `TP_LOG_LEVEL`, `TP_LOG_FORMAT`, `TP_INSTANCE` and `TP_HTTP_MAX_BODY_BYTES` of"
+            f" `{base.__name__}`; it connects to no database, broker or cache.",
+            "",
+            *_table(web, list(web.model_fields)),
+        ]
     return "\n".join([*lines, "", *_outside_settings()])
+
+
+def _web_settings() -> type[BaseSettings] | None:
+    """The web front's settings class, where its package is installed: it is no kernel
+    service, so the services' entry points do not name it."""
+    try:
+        module = importlib.import_module("web_service.config")
+    except ModuleNotFoundError:
+        return None
+    found: type[BaseSettings] = module.WebSettings
+    return found
 
 
 _CONFIGURATION_INTRODUCTION = """\
@@ -591,7 +616,7 @@ def _outside_settings() -> list[str]:
 _TYPES = {str: "text", int: "integer", float: "number", bool: "bool", SecretStr: "secret"}
 
 
-def _source(settings: type[InfrastructureSettings]) -> str:
+def _source(settings: type[BaseSettings]) -> str:
     path = Path(inspect.getfile(settings)).resolve()
     for root in path.parents:
         if (root / "pyproject.toml").is_file() and (root / "uv.lock").is_file():
@@ -599,7 +624,7 @@ def _source(settings: type[InfrastructureSettings]) -> str:
     return path.name
 
 
-def _table(settings: type[InfrastructureSettings], names: list[str]) -> list[str]:
+def _table(settings: type[BaseSettings], names: list[str]) -> list[str]:
     prefix = str(settings.model_config.get("env_prefix", ""))
     rows = [
         "| variable | type | constraints | default | what it does |",

@@ -1,4 +1,5 @@
-"""`make run`: the four services beside the local stack, driven by a simulated studio.
+"""`make run`: the four services and the web front beside the local stack, driven by a simulated
+studio.
 
     make run                                  # 3 tables, 12 players, until Ctrl-C
     make run ARGS="--tables 5 --players 40"   # or: uv run python -m teenpatti_tools.devrun --help
@@ -11,8 +12,10 @@ each one's /metrics: `make run` lists their addresses in the targets file it rea
 seamless operator; `operator-2` stays on the transfer wallet. A simulated supervisor opens
 the tables, dealers scan shuffled decks, and players of both operators bet (operator-2's
 through the operator API, operator-1's with player sessions); every finished round is
-printed. Ctrl-C (or `--rounds N`) stops the simulation, prints a summary with the money
-checks of both wallets, and stops the services.
+printed. The web front (`web_service`, port base+4) serves the studio console and the player
+view over the services; `make run` prints their addresses (in development, a demo player's
+view at `/demo/play`). Ctrl-C (or `--rounds N`) stops the simulation, prints a summary with
+the money checks of both wallets, and stops the services.
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ from teenpatti.migrations import declared_services, migrate_service
 from teenpatti.observability.logs import configure_logging
 from teenpatti.seamless.hub88 import to_protocol
 from teenpatti.seamless.signing import write_key_pair
-from teenpatti.settings import ADMIN, InfrastructureSettings
+from teenpatti.settings import ADMIN, DEVELOPMENT, InfrastructureSettings
 from teenpatti_tools.databases import create_database, drop_database
 from teenpatti_tools.operator.control import LaunchedOperator, launched
 from teenpatti_tools.simulator import (
@@ -89,6 +92,34 @@ def services(base_port: int = 8101, instances: int = 1) -> tuple[Service, ...]:
         for n in range(instances)
         for k, (kind, app) in enumerate(APPS.items())
     )
+
+
+# the web front (services/web): the pages and the one address their scripts talk to; it holds
+# no state, so it starts once the services run, on the port after theirs
+WEB_APP = "web_service.app:app"
+# what make run prints for the console: the development supervisor's key (public anyway)
+DEVELOPMENT_SUPERVISOR_KEY = "dev-supervisor-key"
+
+
+def web_front(base_port: int = 8101) -> Service:
+    """The web front's process: port base+4 (8105 in `make run`)."""
+    return Service("web", WEB_APP, base_port + 4, "web")
+
+
+def web_env(running: tuple[Service, ...], web: Service) -> dict[str, str]:
+    """What the web front and the wallet need to know of each other: the services' base URLs
+    (an instance of each) for the web front, the player view's base URL for the wallet's
+    launch URLs."""
+    first: dict[str, str] = {}
+    for service in running:
+        first.setdefault(service.kind, service.url)
+    return {
+        "TP_WEB_TABLE_URL": first["table"],
+        "TP_WEB_SCANNER_URL": first["scanner-gateway"],
+        "TP_WEB_WALLET_URL": first["wallet"],
+        "TP_WEB_SETTLEMENT_URL": first["settlement"],
+        "TP_PLAYER_VIEW_URL": web.url,
+    }
 
 
 def endpoints(running: tuple[Service, ...]) -> Endpoints:
@@ -199,7 +230,7 @@ def free_base_port(instances: int = 1) -> int:
     (32768-60999), where no outgoing connection can take one before the services start."""
     while True:
         base = random.randrange(20_000, 32_000 - 10 * instances)
-        if all(_port_free(s.port) for s in services(base, instances)):
+        if all(_port_free(s.port) for s in (*services(base, instances), web_front(base))):
             return base
 
 
@@ -218,6 +249,7 @@ class IsolatedSystem:
     settings: InfrastructureSettings  # with the system's own topic prefix
     databases: Mapping[str, str]  # "table", "scanner", "wallet", "settlement" -> database
     operator: LaunchedOperator | None = None  # the seamless operator's wallet server
+    web: Service | None = None  # the web front, when asked for
 
 
 @dataclass(frozen=True)
@@ -293,12 +325,14 @@ async def isolated_system(
     extra_env: Mapping[str, str] | None = None,
     keep: Callable[[], bool] = lambda: False,
     seamless: str | None = None,
+    web: bool = False,
 ) -> AsyncIterator[IsolatedSystem]:
     """`instances` of each service as processes, on databases and Kafka topics of their own
     (named `<label>_<service>_<suffix>` and `<label><suffix>.`), removed afterwards unless
     `keep()` says otherwise (to audit a failed run). With `seamless` (an operator id), the
     reference operator runs too, on a database of its own (`<label>_operator_<suffix>`), as
-    that operator's wallet server."""
+    that operator's wallet server. With `web`, the web front runs too, once the services
+    answer (port base+4), and the wallet's launch URLs point to it."""
     infrastructure = infrastructure.as_principal(ADMIN)
     suffix = uuid4().hex[:8]
     names = {db: f"{label}_{db}_{suffix}" for db in DATABASES}
@@ -320,8 +354,12 @@ async def isolated_system(
         "TP_REDIS_PORT": str(infrastructure.redis_port),
         "TP_TOPIC_PREFIX": prefix,
         **{f"TP_{db.upper()}_DATABASE": name for db, name in names.items()},
-        **(extra_env or {}),
     }
+    running = services(base_port, instances)
+    front = web_front(base_port) if web else None
+    if front is not None:
+        env.update(web_env(running, front))
+    env.update(extra_env or {})
     log_dir = Path(os.environ.get("TP_HOME", ".local")) / "logs" / f"{label}-{suffix}"
     dropped = list(names.values())
     async with contextlib.AsyncExitStack() as stack:
@@ -342,13 +380,16 @@ async def isolated_system(
             )
             env["TP_SEAMLESS_SIGNING_KEY_FILE"] = str(keys.private)
         processes = await stack.enter_async_context(
-            ServiceProcesses(services(base_port, instances), env=env, log_dir=log_dir)
+            ServiceProcesses(running, env=env, log_dir=log_dir)
         )
+        if front is not None:
+            await processes.start(front)  # stopped with the services
         yield IsolatedSystem(
             processes,
             infrastructure.model_copy(update={"topic_prefix": prefix}),
             names,
             operator,
+            front,
         )
     if keep():
         return
@@ -552,6 +593,7 @@ async def seamless_check(
 async def simulate(args: argparse.Namespace, stop: asyncio.Event) -> int:
     settings = InfrastructureSettings()
     running = services(args.base_port, args.instances)
+    front = web_front(args.base_port)
     log_dir = Path(os.environ.get("TP_HOME", ".local")) / "logs"
     print(f"starting the services (logs in {log_dir}/<service>.log)", flush=True)
     # lines for people, `HH:MM:SS level service message key=value...` (TP_LOG_FORMAT=json: as
@@ -572,13 +614,30 @@ async def simulate(args: argparse.Namespace, stop: asyncio.Event) -> int:
         ),
         ServiceProcesses(
             running,
-            env={**text, "TP_SEAMLESS_SIGNING_KEY_FILE": str(keys.private)},
+            env={
+                **text,
+                "TP_SEAMLESS_SIGNING_KEY_FILE": str(keys.private),
+                **web_env(running, front),
+            },
             log_dir=log_dir,
-        ),
+        ) as processes,
         _scraped(prometheus, running),
     ):
+        await processes.start(front)  # stopped with the services
         for service in running:
             print(f"  {service.name:>15}: {service.url}  (API docs {service.url}/docs)")
+        print(f"  {'web front':>15}: {front.url}  (the pages; rules {front.url}/rules/en)")
+        login = (
+            f"; log in with the development supervisor key {DEVELOPMENT_SUPERVISOR_KEY}"
+            if settings.env == DEVELOPMENT
+            else ""
+        )
+        print(f"  {'studio console':>15}: {front.url}/console  (a supervisor's own key{login})")
+        if settings.env == DEVELOPMENT:
+            print(
+                f"  {'player view':>15}: {front.url}/demo/play  (a demo player of operator-2"
+                f" at the first open table; ?table=T02&lang=th for another)"
+            )
         print(
             f"  reference operator: {operator.url}  ({SEAMLESS_OPERATOR}'s seamless wallet"
             f" server; admin API {operator.url}/admin, X-Admin-Token in {folder}/admin-token;"

@@ -11,9 +11,10 @@ from __future__ import annotations
 import hmac
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Literal
+from typing import Any, Literal
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict
@@ -482,3 +483,55 @@ def verdict_of(event: CardDealt | CardRefused) -> ScanAnswer:
 
 def rescan_answer(event: ScanRejected) -> ScanAnswer:
     return ScanAnswer(scan_id=event.scan_id, status="rescan", reason=event.detail)
+
+
+# ------------------------------------------------------------------------- a table's reads
+# A read's verdict as the studio console shows it, from the status its row holds: the table
+# dealt it (`accepted`), the table or the gateway turned it down (`rejected`: the table's
+# refusal, a read that is not a card, scanner bounce, a read not the device's to send), or
+# the table has not spoken yet (`pending`).
+Verdict = Literal["accepted", "rejected", "pending"]
+_VERDICTS: dict[str, Verdict] = {
+    "registered": "accepted",
+    "pending": "pending",
+    "refused": "rejected",
+    "rescan": "rejected",
+    "duplicate": "rejected",
+    "rejected": "rejected",
+}
+
+
+@dataclass(frozen=True)
+class TableRead:
+    """One read of a table's device, as the studio console shows it."""
+
+    scan_id: UUID
+    device_id: str
+    raw: str | None  # what arrived (bounded); null for a read stored before it was kept
+    card: str | None  # the card read, when it was one
+    verdict: Verdict
+    status: str  # the gateway's own: registered, refused, rescan, duplicate, rejected, pending
+    reason: str | None
+    detail: str | None
+    position: str | None  # accepted: A1 B1 A2 B2 A3 B3
+    sequence: int | None
+    scanned_at: datetime
+    decided_at: datetime | None  # when the table's verdict came
+
+
+def table_read(row: Mapping[str, Any]) -> TableRead:
+    """A stored read (its `scans` row) as the console shows it."""
+    return TableRead(
+        scan_id=row["scan_id"],
+        device_id=row["device_id"],
+        raw=row["raw"],
+        card=row["card"],
+        verdict=_VERDICTS.get(row["status"], "rejected"),
+        status=row["status"],
+        reason=row["reason"],
+        detail=row["detail"],
+        position=row["position"],
+        sequence=row["sequence"],
+        scanned_at=row["received_at"],
+        decided_at=row["decided_at"],
+    )

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Literal
 from uuid import UUID
 
 from fastapi import (
     APIRouter,
     Depends,
     Header,
+    Path,
+    Query,
     Request,
     WebSocket,
     WebSocketDisconnect,
@@ -21,13 +23,14 @@ from scanner_gateway.domain import (
     ID_PATTERN,
     MAX_BODY_BYTES,
     ScanAnswer,
+    Verdict,
     parse_scan_body,
     parse_stream_bytes,
     parse_stream_message,
 )
 from scanner_gateway.handlers import Answer, Gateway
 from teenpatti.http import KeyHolder, ProblemError, problem_response
-from teenpatti.kernel.dependencies import Supervisor, provide, provide_ws
+from teenpatti.kernel.dependencies import Supervisor, SupervisorOrDealer, provide, provide_ws
 
 router = APIRouter()
 
@@ -93,6 +96,72 @@ class ScanRequest(BaseModel):
             " since its credential was issued (a replayed or reordered read is refused)",
         ),
     ]
+
+
+class TableDevicePublic(BaseModel):
+    device_id: str
+    status: Literal["active", "revoked", "replaced"]
+    registered_at: datetime
+    last_seen_at: datetime | None  # its last read, whatever became of it
+    last_card: str | None  # the last card it read that was passed on (or bounced)
+    last_sequence: int
+    retired_at: datetime | None
+
+
+class TableReadPublic(BaseModel):
+    scan_id: UUID
+    device_id: str
+    raw: str | None
+    card: str | None
+    verdict: Verdict  # accepted, rejected or pending
+    status: str  # registered, refused, rescan, duplicate, rejected or pending
+    reason: str | None
+    detail: str | None
+    position: str | None
+    sequence: int | None
+    scanned_at: datetime
+    decided_at: datetime | None
+
+
+class TableScansPublic(BaseModel):
+    """The table's devices and its last reads, newest first (docs/services.md)."""
+
+    table_id: str
+    devices: list[TableDevicePublic]
+    scans: list[TableReadPublic]
+
+
+@router.get("/tables/{table_id}/scans")
+async def table_scans(
+    # the table service's rule for a table id (teenpatti.access.keys.TABLE_ID_PATTERN)
+    table_id: Annotated[str, Path(pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")],
+    gateway: GatewayDep,
+    holder: SupervisorOrDealer,
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+) -> TableScansPublic:
+    """What the studio sees of the table's scanner: its devices and its last reads, accepted
+    and rejected, with the reason (a supervisor's or dealer's key for the table)."""
+    found = await gateway.table_scans(table_id, limit)
+    return TableScansPublic(
+        table_id=found.table_id,
+        devices=[
+            TableDevicePublic(
+                device_id=device.device_id,
+                status="active" if device.active else _retired(device.retired_reason),
+                registered_at=device.registered_at,
+                last_seen_at=device.last_seen_at,
+                last_card=device.last_card,
+                last_sequence=device.last_sequence,
+                retired_at=device.retired_at,
+            )
+            for device in found.devices
+        ],
+        scans=[TableReadPublic(**vars(read)) for read in found.scans],
+    )
+
+
+def _retired(reason: str | None) -> Literal["revoked", "replaced"]:
+    return "replaced" if reason == "replaced" else "revoked"
 
 
 @router.post("/devices", status_code=201)

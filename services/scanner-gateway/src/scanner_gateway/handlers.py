@@ -28,6 +28,7 @@ from scanner_gateway.domain import (
     Refuse,
     Rescan,
     ScanAnswer,
+    TableRead,
     authenticate,
     credential_matches,
     decide_read,
@@ -40,6 +41,7 @@ from scanner_gateway.domain import (
     stream_of_device,
     stream_of_reads,
     stream_of_unknown_device,
+    table_read,
 )
 from teenpatti.events.catalog import DeviceCredentialRotated, DeviceRegistered, DeviceRevoked
 from teenpatti.eventsourcing import AsyncpgEventStore
@@ -55,6 +57,13 @@ class Registration:
     table_id: str
     credential: str  # shown once; only its hash is kept
     rotated: bool  # the device was registered before: its old credential no longer works
+
+
+@dataclass(frozen=True)
+class TableScans:
+    table_id: str
+    devices: list[db.TableDevice]
+    scans: list[TableRead]
 
 
 @dataclass(frozen=True)
@@ -156,6 +165,19 @@ class Gateway:
 
     async def devices(self) -> list[db.DeviceRow]:
         return await db.list_devices(self._pool)
+
+    async def table_scans(self, table_id: str, limit: int) -> TableScans:
+        """The table's devices and its last `limit` reads, newest first (the studio
+        console's scanner pane); a table the gateway never heard of is a 404 problem."""
+        devices = await db.table_devices(self._pool, table_id)
+        scans = await db.table_scans(self._pool, table_id, limit)
+        if not devices and not scans and not await db.table_known(self._pool, table_id):
+            raise ProblemError(
+                404,
+                "unknown_table",
+                f"the gateway has no device, read or round of table {table_id!r}",
+            )
+        return TableScans(table_id, devices, [table_read(dict(row)) for row in scans])
 
     # ------------------------------------------------------------------------------ reads
     async def handle_read(
@@ -314,6 +336,7 @@ def _row_of(decision: Decision) -> db.ScanRow:
         duplicate_of=duplicate_of,
         received_at=event.scanned_at,
         sequence=event.sequence,
+        raw=event.raw,
     )
 
 

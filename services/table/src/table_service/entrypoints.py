@@ -25,14 +25,17 @@ from .adapters.tables import TableSummary
 from .adapters.views import ConfigView, PendingChangeView, RoundView, state_view
 from .clock import ClockManager
 from .domain.decisions import OpenTable
+from .domain.results import RoundRecord, round_number_in
 from .domain.state import TableState, TableStatus
 from .handlers import TableService
+from .rtp import BetParView
 
 log = logging.getLogger(__name__)
 
 router = APIRouter()
 
 MAX_EVENTS_PAGE = 1000
+MAX_RESULTS_PAGE = 100
 # stream versions are Postgres `integer`: a position beyond it is refused, not sent to SQL
 MAX_POSITION = 2**31 - 1
 # with no live message for this long the feed checks the store itself (a lost publish, or
@@ -103,6 +106,63 @@ class EventPage(BaseModel):
     table_id: str
     after: int
     events: list[FeedMessage]
+
+
+class HandPublic(BaseModel):
+    cards: list[str]  # in dealing order
+    hand: str  # the three-card category: pair, straight, trail_of_aces...
+
+
+class RoundResultPublic(BaseModel):
+    """One round of the roadmap: closed with its result, or cancelled with the cards dealt
+    before the void (then no hands and no winner)."""
+
+    round_id: str
+    number: int
+    status: str  # closed, cancelled
+    ended_at: str
+    cards: list[str]  # dealing order A1 B1 A2 B2 A3 B3; fewer when cancelled
+    player_a: HandPublic | None
+    player_b: HandPublic | None
+    winner: str | None  # player_a, player_b, tie
+    six_card_bonus_hand: str | None
+
+    @classmethod
+    def of(cls, record: RoundRecord) -> RoundResultPublic:
+        return cls(
+            round_id=record.round_id,
+            number=record.number,
+            status=record.status,
+            ended_at=record.ended_at.isoformat(),
+            cards=list(record.cards),
+            player_a=None
+            if record.player_a_hand is None
+            else HandPublic(cards=list(record.player_a_cards), hand=record.player_a_hand),
+            player_b=None
+            if record.player_b_hand is None
+            else HandPublic(cards=list(record.player_b_cards), hand=record.player_b_hand),
+            winner=record.winner,
+            six_card_bonus_hand=record.six_card_bonus_hand,
+        )
+
+
+class ResultPage(BaseModel):
+    """The table's last rounds, newest first; `next` (the last round's id) is the `before`
+    of the page of older ones, None when there are none."""
+
+    table_id: str
+    results: list[RoundResultPublic]
+    next: str | None
+
+
+class ParSheetPublic(BaseModel):
+    """The table's current pay table and, per bet type, its exact RTP and every paying
+    outcome with its exact probability (the engine's PAR sheet; decimals are strings
+    computed from the fractions)."""
+
+    table_id: str
+    paytable: dict[str, Any]
+    bets: list[BetParView]
 
 
 class FeedTicket(BaseModel):
@@ -220,6 +280,47 @@ async def get_events(
         for row in rows
     ]
     return EventPage(table_id=table_id, after=after, events=events)
+
+
+@router.get("/tables/{table_id}/results")
+async def get_results(
+    table_id: str,
+    _: AnyKey,
+    parts: Parts,
+    limit: Annotated[int, Query(ge=1, le=MAX_RESULTS_PAGE)] = 20,
+    before: Annotated[str | None, Query(max_length=100)] = None,
+) -> ResultPage:
+    """The roadmap: the table's last rounds that ended, newest first; `before` (a page's
+    `next`) for older ones."""
+    before_number = None
+    if before is not None:
+        before_number = round_number_in(before, table_id)
+        if before_number is None:
+            raise ProblemError(
+                422,
+                "invalid_cursor",
+                f"before must be the `next` of a page of this table's results "
+                f"(a round id such as {table_id}-000042)",
+            )
+    records = await parts.service.results(table_id, limit + 1, before_number)
+    if not records and not await parts.service.exists(table_id):
+        raise ProblemError(404, "unknown_table", f"table {table_id} was never opened")
+    page = records[:limit]
+    return ResultPage(
+        table_id=table_id,
+        results=[RoundResultPublic.of(record) for record in page],
+        next=page[-1].round_id if len(records) > limit else None,
+    )
+
+
+@router.get("/tables/{table_id}/par-sheet")
+async def get_par_sheet(table_id: str, _: AnyKey, parts: Parts) -> ParSheetPublic:
+    """The table's current pay table priced exactly: each bet type's RTP and each paying
+    outcome's probability, over every possible deal (docs/par-sheet.md)."""
+    sheet = await parts.service.par_sheet(table_id)
+    if sheet is None:
+        raise ProblemError(404, "unknown_table", f"table {table_id} was never opened")
+    return ParSheetPublic(table_id=table_id, paytable=sheet["paytable"], bets=sheet["bets"])
 
 
 @router.post("/tables/{table_id}/close")

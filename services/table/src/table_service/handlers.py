@@ -1,6 +1,7 @@
 """Use cases: load the table from its stream, decide, append at the expected version and
-update the `tables` projection, all in one Postgres transaction. A concurrent writer makes
-the append fail with ConcurrencyError: the state is read again and the decision made afresh.
+update the `tables` and `round_results` projections, all in one Postgres transaction. A
+concurrent writer makes the append fail with ConcurrencyError: the state is read again and
+the decision made afresh.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from uuid import UUID, uuid4
 import asyncpg
 
 from teenpatti.events import Event
-from teenpatti.events.catalog import BettingClosed, CardRefused, CardScanned, RoundClosed
+from teenpatti.events.catalog import BettingClosed, CardRefused, CardScanned, RoundClosed, registry
 from teenpatti.eventsourcing import (
     AsyncpgEventStore,
     ConcurrencyError,
@@ -29,6 +30,7 @@ from teenpatti.observability.metrics import (
     seconds_between,
 )
 
+from .adapters.round_results import round_results, save_round_results
 from .adapters.scanners import load_scanners, save_sequences
 from .adapters.sealed_cards import seal_cards
 from .adapters.snapshots import save_snapshot
@@ -55,6 +57,7 @@ from .domain.decisions import (
     decide_scan,
     refuse_unknown_table,
 )
+from .domain.results import RoundRecord, ended_rounds, replay_results
 from .domain.scanners import screen_scan
 from .domain.state import (
     TABLE_ID_PATTERN,
@@ -64,7 +67,7 @@ from .domain.state import (
     stream_id_for,
     unknown_table_stream_id,
 )
-from .rtp import exact_rtp, warm
+from .rtp import ParSheets, ParSheetView, exact_rtp, warm
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +112,7 @@ class TableService:
             ),
             max_currencies=settings.max_currencies,
         )
+        self.par_sheets = ParSheets()
         # told the table id after each append here (the clock manager starts clocks at once)
         self.on_appended: Callable[[TableState], None] | None = None
 
@@ -133,6 +137,34 @@ class TableService:
 
     async def tables(self) -> list[TableSummary]:
         return await list_tables(self.store.pool)
+
+    async def results(
+        self, table_id: str, limit: int, before_number: int | None = None
+    ) -> list[RoundRecord]:
+        """The table's roadmap, newest first (the `round_results` projection)."""
+        if not TABLE_ID_PATTERN.match(table_id):
+            return []
+        return await round_results(self.store.pool, table_id, limit, before_number)
+
+    async def par_sheet(self, table_id: str) -> ParSheetView | None:
+        """The PAR sheet of the table's current pay table (None: the table was never
+        opened)."""
+        state = await self.load(table_id)
+        if state.config is None:
+            return None
+        return await self.par_sheets.of(state.config.paytable)
+
+    async def replayed_results(self, table_id: str) -> list[RoundRecord]:
+        """The roadmap as a replay of the table's whole stream gives it, oldest first: what
+        the projection must hold (decision 0076)."""
+        rows = await self.events(table_id)
+        return replay_results(
+            table_id,
+            (
+                (registry.decode(row.event_type, row.schema_version, row.payload), row.occurred_at)
+                for row in rows
+            ),
+        )
 
     # -------------------------------------------------------------- commands (HTTP)
     async def open_table(self, command: OpenTable, actor: str) -> Opened:
@@ -333,7 +365,8 @@ class TableService:
         now: datetime,
     ) -> list[TableState]:
         """Append each table's events after the state they were decided on, update the
-        tables' projection rows and take the snapshots that fall due: one statement each."""
+        tables' projection rows, record the rounds they end (the roadmap) and take the
+        snapshots that fall due: one statement each."""
         appends = [
             StreamAppend(stream_id_for(state.table_id), state.version, events, state.table_id)
             for state, events in changes
@@ -350,6 +383,10 @@ class TableService:
                 )
                 for new in new_states
             ],
+        )
+        await save_round_results(
+            connection,
+            [record for state, events in changes for record in ended_rounds(state, events, now)],
         )
         every = self.settings.snapshot_every
         for (old, _), new, result in zip(changes, new_states, appended, strict=True):

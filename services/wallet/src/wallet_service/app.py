@@ -12,6 +12,7 @@ from teenpatti.events.catalog import (
     WALLET_EVENTS,
     BetsSettled,
     BettingClosed,
+    CardDealt,
     RoundCancelled,
     RoundClosed,
     RoundOpened,
@@ -26,6 +27,7 @@ from .config import WalletSettings
 from .consumers import WalletConsumers
 from .domain.betting import WalletError
 from .entrypoints import router
+from .game_entrypoints import router as game_router
 from .handlers import REFUSAL_STATUS, Wallet
 from .session_entrypoints import router as session_router
 from .transaction_entrypoints import router as transaction_router
@@ -44,6 +46,8 @@ async def wire(kernel: Kernel[WalletSettings]) -> Wiring:
                 RoundClosed: consumers.round_closed,
                 RoundPaused: consumers.round_paused,
                 RoundResumed: consumers.round_resumed,
+                # the cards of a round cancelled mid-deal, for the players' last games
+                CardDealt: consumers.card_dealt,
             },
             SETTLEMENT_EVENTS: {
                 BetsSettled: consumers.bets_settled,
@@ -68,7 +72,7 @@ SERVICE = Service(
     database=lambda settings: settings.wallet_database,
     migrations=MigrationSet.from_package("wallet", "wallet_service.migrations"),
     emits=WALLET_EVENTS,
-    routers=[router, session_router, transaction_router],
+    routers=[router, session_router, transaction_router, game_router],
     wire=wire,
     # each refusal with its code and the status of docs/services.md
     errors={

@@ -88,6 +88,15 @@ class WalletSettings(InfrastructureSettings):
         description="The most calls one instance has in flight to operators' wallet servers"
         " at once (the sender's; slips are bounded by the HTTP server).",
     )
+    seamless_sender_step_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        le=600,
+        description="The longest one database step of the sender or the recovery loop may"
+        " take (waiting for a connection, claiming due calls, recording a batch of answers,"
+        " refusing abandoned slips): past it the step is given up, logged and tried again,"
+        " so that a connection that stops answering cannot hold the owed calls back.",
+    )
     seamless_recovery_margin_seconds: float = Field(
         default=10.0,
         gt=0,

@@ -17,6 +17,7 @@ from teenpatti.events.catalog import (
     BetBookClosed,
     BetsSettled,
     BettingClosed,
+    CardDealt,
     RoundCancelled,
     RoundClosed,
     RoundOpened,
@@ -29,9 +30,11 @@ from teenpatti.eventsourcing.consumer import AfterCommit, NotYetError
 from teenpatti.kernel import Received
 from teenpatti.observability.metrics import ROUND_CLOSED_TO_PAID, seconds_between
 
+from .adapters import games as games_db
 from .adapters import postgres as db
 from .adapters import seamless as seamless_db
 from .domain.betting import CANCELLED, CLOSED, OPEN, SEALED, seal_book
+from .domain.games import balances_after
 from .domain.payment import (
     PaidRun,
     Player,
@@ -95,7 +98,11 @@ class WalletConsumers:
             )
             if status in (OPEN, SEALED):
                 await db.update_round(
-                    connection, event.round_id, status=CANCELLED, cancel_reason=event.reason
+                    connection,
+                    event.round_id,
+                    status=CANCELLED,
+                    cancel_reason=event.reason,
+                    ended_at=envelope.occurred_at,
                 )
 
     async def round_closed(
@@ -121,7 +128,17 @@ class WalletConsumers:
                 player_b_hand=event.player_b_hand,
                 six_card_bonus_hand=event.six_card_bonus_hand,
                 closed_at=envelope.occurred_at,
+                ended_at=envelope.occurred_at,
             )
+
+    async def card_dealt(
+        self, connection: asyncpg.Connection, received: list[Received[CardDealt]]
+    ) -> None:
+        """Each card as dealt: a round cancelled before its sixth shows the cards it had in a
+        player's last games (RoundClosed brings all six otherwise)."""
+        await db.record_dealt(
+            connection, [(r.event.round_id, r.event.position, r.event.card) for r in received]
+        )
 
     async def round_paused(
         self, connection: asyncpg.Connection, received: list[Received[RoundPaused]]
@@ -211,6 +228,7 @@ class WalletConsumers:
                 connection,
                 event.round_id,
                 f"voided by {event.requested_by} and {event.confirmed_by}: {event.reason}",
+                r.envelope.occurred_at,
             )
             log.warning(
                 "round %s voided at settlement (%s): %s",
@@ -282,6 +300,8 @@ class WalletConsumers:
             # owed in the payment's transaction: committed with it, or neither
             await seamless_db.owe_settlement(connection, list(seamless))
         await self._append(connection, payment.runs, versions)
+        # a transfer player's balance after its round's payment, for its last games
+        await games_db.record_balances_after(connection, balances_after(payment.runs))
         paid_rounds = [parts[place].round_id for place in sorted({p for p, _ in plan.paying})]
         closed_at = await db.rounds_closed_at(connection, set(paid_rounds))
         return self._time_payment([closed_at[r] for r in paid_rounds if r in closed_at])

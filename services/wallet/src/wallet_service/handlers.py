@@ -41,6 +41,7 @@ from .domain.betting import (
 )
 from .domain.seamless import SEAMLESS_REFUSAL_STATUS, SeamlessOperatorError
 from .domain.sessions import SessionMismatchError
+from .games import GameRecall
 from .seamless import SeamlessSlip, SeamlessWallet
 from .sessions import PlayerSessions, UnknownSessionError
 
@@ -126,6 +127,8 @@ class Wallet:
         self.sessions = PlayerSessions(pool, settings, clock)
         # a seamless operator's slips, and the wins and rollbacks owed to it (seamless.py)
         self.seamless = SeamlessWallet(pool, store, settings, clock)
+        # a player's last games and a round's stakes (games.py)
+        self.games = GameRecall(pool)
 
     # ---------------------------------------------------------------- deposits/withdrawals
     async def deposit(

@@ -16,11 +16,11 @@ import json
 import logging
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from uuid import UUID, uuid4
 
 import asyncpg
@@ -72,6 +72,7 @@ from .domain.seamless import (
 log = logging.getLogger(__name__)
 
 Clock = Callable[[], datetime]
+_T = TypeVar("_T")
 
 
 class OperatorConfigs:
@@ -136,7 +137,6 @@ class SeamlessWallet:
             if not key_file
             else OperatorWalletClient(load_private_key(Path(key_file).read_bytes()))
         )
-        self._sending = asyncio.Semaphore(settings.seamless_sender_concurrency)
 
     async def close(self) -> None:
         if self._client is not None:
@@ -396,65 +396,120 @@ class SeamlessWallet:
     async def run(self, stopping: asyncio.Event) -> None:
         """The sender of owed wins and rollbacks, and the recovery of abandoned slips: on
         every instance; rows are claimed with SKIP LOCKED and leased, so each is sent by
-        one at a time, and again after a crash."""
+        one at a time, and again after a crash. The two loops are apart: neither's failure
+        holds the other back."""
+        await asyncio.gather(self._send_loop(stopping), self._recover_loop(stopping))
+
+    async def _recover_loop(self, stopping: asyncio.Event) -> None:
         interval = self._settings.seamless_sender_interval_seconds
         while not stopping.is_set():
             try:
-                await self.recover_once()
-                sent = await self.send_once()
-            except Exception:  # the loop outlives any one failure: what is owed stays owed
-                log.exception("seamless sender: a pass failed; trying again")
-                sent = 0
-            if sent:
-                continue  # more may be due at once
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stopping.wait(), interval)
+                await self._step(self.recover_once())
+            except Exception:  # the loop outlives any one failure: it tries again
+                log.exception("seamless recovery: a pass failed; trying again")
+            await _pause(stopping, interval)
 
-    async def send_once(self) -> int:
-        """Claim the owed calls that are due and send them, bounded; how many were sent."""
+    async def _send_loop(self, stopping: asyncio.Event) -> None:
+        """Keep up to `seamless_sender_concurrency` owed calls in flight: claim due ones as
+        room frees, and record the attempts that ended, a batch per statement
+        (docs/decisions/0078-seamless-sender-pipeline.md). Each claimed call is leased, so a
+        step given up or a crash leaves it due again once its lease runs out."""
+        settings = self._settings
+        most = settings.seamless_sender_concurrency
+        # claim when a quarter of the room is free: a few larger claims, not one per answer
+        claim_at = max(1, most // 4)
+        in_flight: set[asyncio.Task[calls.Attempt]] = set()
+        ended: list[calls.Attempt] = []
+        try:
+            while not stopping.is_set():
+                room = most - len(in_flight)
+                if room >= claim_at or not in_flight:
+                    try:
+                        due = await self._step(
+                            self._claim(min(room, settings.seamless_sender_batch))
+                        )
+                    except Exception:
+                        log.exception("seamless sender: claiming due calls failed; trying again")
+                        due = []
+                    in_flight.update(asyncio.create_task(self._attempt(row)) for row in due)
+                if not in_flight:
+                    await _pause(stopping, settings.seamless_sender_interval_seconds)
+                    continue
+                done, in_flight = await asyncio.wait(
+                    in_flight,
+                    timeout=settings.seamless_sender_interval_seconds,
+                    return_when=asyncio.FIRST_COMPLETED,
+                )
+                ended += (task.result() for task in done)
+                ended = await self._record(ended)
+        finally:
+            # stopping: the calls in flight end within their operators' timeouts
+            if in_flight:
+                done, _ = await asyncio.wait(in_flight)
+                ended += (task.result() for task in done)
+            if ended:
+                await self._record(ended)
+
+    async def _step(self, step: Awaitable[_T]) -> _T:
+        """A database step of the sender or the recovery, given up past its time limit."""
+        async with asyncio.timeout(self._settings.seamless_sender_step_seconds):
+            return await step
+
+    def _connection(self) -> Any:
+        """A pooled connection, waited for no longer than a step may take."""
+        return self._pool.acquire(timeout=self._settings.seamless_sender_step_seconds)
+
+    async def _claim(self, limit: int) -> list[asyncpg.Record]:
         # the lease: the longest attempt (timeout) and room to record it
         lease = 60.0 + self._settings.seamless_recovery_margin_seconds
-        async with self._pool.acquire() as connection, connection.transaction():
-            due = await calls.claim_due(connection, self._settings.seamless_sender_batch, lease)
-        results = await asyncio.gather(*(self._send(row) for row in due), return_exceptions=True)
-        for row, result in zip(due, results, strict=True):
-            if isinstance(result, Exception):
-                # its lease runs out, and it is sent again
-                log.error("owed call %s: %s: %s", row["call_id"], type(result).__name__, result)
-        return len(due)
+        async with self._connection() as connection, connection.transaction():
+            return await calls.claim_due(connection, limit, lease)
 
-    async def _send(self, row: asyncpg.Record) -> None:
-        config = await self.configs.get(row["operator_id"])
-        outcome: CallOutcome
-        if self._client is None or not config.seamless:
-            outcome = NoAnswer(
-                "connection",
-                "no signing key" if self._client is None else "the operator is not seamless now",
+    async def _record(self, ended: list[calls.Attempt]) -> list[calls.Attempt]:
+        """Record the attempts that ended, in one statement; those not recorded (the step
+        failed) are kept to be tried with the next batch, while their lease lasts."""
+        if not ended:
+            return ended
+        # a call claimed again once its lease ran out: its latest attempt stands
+        ended = list({attempt.call_id: attempt for attempt in ended}.values())
+        try:
+            await self._step(self._record_now(ended))
+        except Exception:
+            log.exception("seamless sender: recording %d attempts failed; trying again", len(ended))
+            return ended
+        return []
+
+    async def _record_now(self, ended: list[calls.Attempt]) -> None:
+        async with self._connection() as connection:
+            await calls.record_attempts(connection, ended)
+
+    async def _attempt(self, row: asyncpg.Record) -> calls.Attempt:
+        """One attempt of an owed call, judged: never raises, so that one call's trouble is
+        that call's only (an error becomes a failed attempt, retried after a backoff)."""
+        try:
+            config = await self._step(self.configs.get(row["operator_id"]))
+            outcome: CallOutcome
+            if self._client is None or not config.seamless:
+                outcome = NoAnswer(
+                    "connection",
+                    "no signing key" if self._client is None else "the operator is not seamless",
+                )
+            else:
+                # the client ends the attempt within the operator's timeout; this bounds the
+                # rest (signing, reading) too
+                async with asyncio.timeout(config.timeout_seconds + 1.0):
+                    outcome = await self._call(config, row)
+            verdict = judge_owed(
+                outcome,
+                bad_answers_before=int(row["bad_answers"]),
+                bad_answer_limit=self._settings.seamless_bad_answer_limit,
             )
-        else:
-            async with self._sending:
-                outcome = await self._call(config, row)
-        verdict = judge_owed(
-            outcome,
-            bad_answers_before=int(row["bad_answers"]),
-            bad_answer_limit=self._settings.seamless_bad_answer_limit,
-        )
-        next_at = None
-        if verdict.status == PENDING:
-            next_at = self._clock() + timedelta(
-                seconds=config.backoff_seconds(int(row["attempts"]), random.random())
-            )
-        answer = _answer_columns(outcome, self._clock())
-        async with self._pool.acquire() as connection:
-            await calls.record_attempt(
-                connection,
-                row["call_id"],
-                status=verdict.status,
-                next_attempt_at=next_at,
-                bad_answer=verdict.bad_answer,
-                answer_status=answer["answer_status"],
-                answer_raw=answer["answer_raw"],
-                error=verdict.error,
+            backoff = config.backoff_seconds(int(row["attempts"]), random.random())
+        except Exception as error:  # e.g. the configuration could not be read in time
+            outcome = NoAnswer("connection", f"no outcome: {type(error).__name__}: {error}")
+            verdict = judge_owed(outcome, bad_answers_before=0, bad_answer_limit=1)
+            backoff = OperatorConfig.transfer(row["operator_id"]).backoff_seconds(
+                int(row["attempts"]), random.random()
             )
         if verdict.status == FAILED:
             log.error(
@@ -464,6 +519,18 @@ class SeamlessWallet:
                 row["operator_id"],
                 verdict.error,
             )
+        answer = _answer_columns(outcome, self._clock())
+        return calls.Attempt(
+            call_id=row["call_id"],
+            status=verdict.status,
+            next_attempt_at=(
+                self._clock() + timedelta(seconds=backoff) if verdict.status == PENDING else None
+            ),
+            bad_answer=verdict.bad_answer,
+            answer_status=answer["answer_status"],
+            answer_raw=answer["answer_raw"],
+            error=verdict.error,
+        )
 
     async def _call(self, config: OperatorConfig, row: asyncpg.Record) -> CallOutcome:
         assert self._client is not None
@@ -500,7 +567,7 @@ class SeamlessWallet:
             "the operator's answer to the bet was lost; the bet is rolled back",
             reason="recovered",
         )
-        async with self._pool.acquire() as connection, connection.transaction():
+        async with self._connection() as connection, connection.transaction():
             abandoned = await calls.abandoned_bets(
                 connection,
                 self._settings.seamless_recovery_margin_seconds,
@@ -556,6 +623,11 @@ class SeamlessWallet:
             )
             for row in rows
         ]
+
+
+async def _pause(stopping: asyncio.Event, seconds: float) -> None:
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(stopping.wait(), seconds)
 
 
 async def db_retrying(

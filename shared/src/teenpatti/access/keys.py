@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 KEY_PREFIX = "tp_"
-ROLES = ("operator", "supervisor", "dealer")
+# a viewer reads tables, results and feeds and acts on nothing (the web front's own key)
+ROLES = ("operator", "supervisor", "dealer", "viewer")
 # roles whose keys may be limited to some tables; an operator's key acts for the operator
 SCOPED_ROLES = ("supervisor", "dealer")
 KEY_ID_PATTERN = re.compile(r"^[0-9a-f]{12}\Z")

@@ -263,7 +263,7 @@ async def run_audit(
     return report
 
 
-async def _connect(spec: StoreSpec) -> asyncpg.Connection:
+async def connect_store(spec: StoreSpec) -> asyncpg.Connection:
     try:
         connection: asyncpg.Connection = await asyncpg.connect(spec.dsn, timeout=CONNECT_TIMEOUT)
     except (OSError, TimeoutError, asyncpg.PostgresError) as error:
@@ -284,7 +284,7 @@ async def _read_store(
     *,
     wallet: bool,
 ) -> tuple[tuple[int, int] | None, BalanceTables | None]:
-    connection = await _connect(spec)
+    connection = await connect_store(spec)
     try:
         if not await store_exists(connection):
             raise AuditUnavailableError(

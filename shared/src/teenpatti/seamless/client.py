@@ -10,6 +10,11 @@ ends within the operator's `timeout_seconds`, connecting and reading included.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
+import itertools
+import logging
+import math
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
 from typing import Protocol, Self
@@ -45,6 +50,7 @@ __all__ = [
 # far above any answer of five fields; more is not an answer
 MAX_ANSWER_BYTES = 64 * 1024
 ERROR_EXCERPT_BYTES = 300
+CONNECTIONS_PER_POOL = 8
 
 
 class WalletAdapter(Protocol):
@@ -74,27 +80,40 @@ ADAPTERS: Mapping[Adapter, WalletAdapter] = {Adapter.HUB88: Hub88Adapter()}
 
 class OperatorWalletClient:
     """Signs with our private key; verifies answers with each operator's public keys.
-    Open it in a lifespan (`async with`), share it: it pools connections per operator."""
+    Open it in a lifespan (`async with`), share it: it keeps connections open per operator.
+
+    Its `max_connections` are spread over small pools taken in turn: httpcore's pool walks
+    its connections for each waiting request at every request and answer, so one large
+    pool costs far more CPU a call than several small ones
+    (docs/decisions/0078-seamless-sender-pipeline.md)."""
 
     def __init__(
         self,
         signing_key: PrivateKey,
         *,
         max_connections: int = 200,
+        connections_per_pool: int = CONNECTIONS_PER_POOL,
         transport: httpx.AsyncBaseTransport | None = None,
         new_request_uuid: Callable[[], str] = lambda: str(uuid4()),
     ) -> None:
         self._signing_key = signing_key
         self._new_request_uuid = new_request_uuid
-        self._http = httpx.AsyncClient(
-            limits=httpx.Limits(
-                max_connections=max_connections, max_keepalive_connections=max_connections
-            ),
-            transport=transport,
-            # one deadline bounds the whole attempt instead: the operator's timeout_seconds
-            timeout=None,
-            follow_redirects=False,
-        )
+        _skip_absent_sniffio()
+        # each call and its answer are recorded by the caller (the wallet's operator_calls);
+        # httpx's own line per request would repeat them, at a log line's cost each
+        logging.getLogger("httpx").setLevel(max(logging.WARNING, logging.getLogger("httpx").level))
+        per_pool = max(1, min(connections_per_pool, max_connections))
+        self._pools = [
+            httpx.AsyncClient(
+                limits=httpx.Limits(max_connections=per_pool, max_keepalive_connections=per_pool),
+                transport=transport,
+                # one deadline bounds the whole attempt instead: the operator's timeout_seconds
+                timeout=None,
+                follow_redirects=False,
+            )
+            for _ in range(math.ceil(max_connections / per_pool))
+        ]
+        self._turn = itertools.cycle(self._pools)
 
     async def __aenter__(self) -> Self:
         return self
@@ -108,7 +127,8 @@ class OperatorWalletClient:
         await self.aclose()
 
     async def aclose(self) -> None:
-        await self._http.aclose()
+        for pool in self._pools:
+            await pool.aclose()
 
     async def balance(self, config: OperatorConfig, call: BalanceCall) -> CallOutcome:
         return await self._attempt(config, call)
@@ -161,7 +181,8 @@ class OperatorWalletClient:
     ) -> tuple[int, bytes | None, str | None]:
         """The HTTP status, the body (None: too long for an answer; the beginning of an error
         page) and the signature header."""
-        async with self._http.stream("POST", url, content=body, headers=headers) as response:
+        http = next(self._turn)
+        async with http.stream("POST", url, content=body, headers=headers) as response:
             # of an error page, its beginning is enough to say what went wrong
             limit = MAX_ANSWER_BYTES if response.status_code == 200 else ERROR_EXCERPT_BYTES
             received = bytearray()
@@ -173,6 +194,14 @@ class OperatorWalletClient:
                     return response.status_code, None, None
             signature = response.headers.get(signature_header)
             return response.status_code, bytes(received), signature
+
+
+def _skip_absent_sniffio() -> None:
+    """httpcore imports `sniffio` each time it sets up a lock or an event, several times a
+    call; when it is not installed (anyio no longer needs it), each of those imports walks
+    `sys.path` again. Recording it as absent makes the import fail at once, as it would."""
+    if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
+        sys.modules["sniffio"] = None  # type: ignore[assignment]
 
 
 def _describe(error: Exception) -> str:

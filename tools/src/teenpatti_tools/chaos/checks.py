@@ -79,6 +79,7 @@ CONSUMERS: tuple[tuple[str, str, str, frozenset[str] | None], ...] = (
             {
                 "RoundOpened",
                 "BettingClosed",
+                "CardDealt",
                 "RoundCancelled",
                 "RoundClosed",
                 "RoundPaused",

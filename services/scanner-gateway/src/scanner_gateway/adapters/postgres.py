@@ -163,12 +163,13 @@ class ScanRow:
     duplicate_of: UUID | None
     received_at: datetime
     sequence: int | None = None
+    raw: str | None = None  # what arrived, bounded (null for a read stored before it was kept)
 
 
 _INSERT_SCAN = (
     "INSERT INTO scans (scan_id, device_id, table_id, card, status, reason, detail,"
-    " position, duplicate_of, received_at, sequence)"
-    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
+    " position, duplicate_of, received_at, sequence, raw)"
+    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
 )
 
 
@@ -188,13 +189,14 @@ async def insert_scan(
         row.duplicate_of,
         row.received_at,
         row.sequence,
+        row.raw,
     )
     if last_read is None:
         await connection.execute(_INSERT_SCAN, *values)
         return
     await connection.execute(
-        "WITH last_read AS (UPDATE devices SET last_card = $13, last_scan_id = $14,"
-        " last_read_at = $15, last_sequence = $16 WHERE device_id = $12) " + _INSERT_SCAN,
+        "WITH last_read AS (UPDATE devices SET last_card = $14, last_scan_id = $15,"
+        " last_read_at = $16, last_sequence = $17 WHERE device_id = $13) " + _INSERT_SCAN,
         *values,
         last_read.device_id,
         last_read.last_card,
@@ -236,10 +238,60 @@ async def record_verdicts(
 async def load_scan(executor: asyncpg.Pool | asyncpg.Connection, scan_id: UUID) -> ScanRow | None:
     row = await executor.fetchrow(
         "SELECT scan_id, device_id, table_id, card, status, reason, detail, position,"
-        " duplicate_of, received_at, sequence FROM scans WHERE scan_id = $1",
+        " duplicate_of, received_at, sequence, raw FROM scans WHERE scan_id = $1",
         scan_id,
     )
     return None if row is None else ScanRow(**dict(row))
+
+
+# --------------------------------------------------------------------- a table's reads
+@dataclass(frozen=True)
+class TableDevice:
+    """A device registered to the table (active or retired), and when it last sent a read."""
+
+    device_id: str
+    active: bool
+    registered_at: datetime
+    last_card: str | None
+    last_sequence: int
+    last_seen_at: datetime | None
+    retired_at: datetime | None
+    retired_reason: str | None
+
+
+async def table_devices(pool: asyncpg.Pool, table_id: str) -> list[TableDevice]:
+    """The table's devices, the active one first."""
+    rows = await pool.fetch(
+        "SELECT d.device_id, d.active, d.registered_at, d.last_card, d.last_sequence,"
+        " (SELECT max(s.received_at) FROM scans s WHERE s.device_id = d.device_id)"
+        " AS last_seen_at, d.retired_at, d.retired_reason"
+        " FROM devices d WHERE d.table_id = $1 ORDER BY d.active DESC, d.device_id",
+        table_id,
+    )
+    return [TableDevice(**dict(row)) for row in rows]
+
+
+async def table_scans(pool: asyncpg.Pool, table_id: str, limit: int) -> list[asyncpg.Record]:
+    """The table's last `limit` reads, newest first, with their verdicts."""
+    rows: list[asyncpg.Record] = await pool.fetch(
+        "SELECT scan_id, device_id, raw, card, status, reason, detail, position, sequence,"
+        " received_at, decided_at FROM scans WHERE table_id = $1"
+        " ORDER BY received_at DESC, scan_id LIMIT $2",
+        table_id,
+        limit,
+    )
+    return rows
+
+
+async def table_known(pool: asyncpg.Pool, table_id: str) -> bool:
+    """Whether the gateway has heard of the table: a device, a read or a round of it."""
+    known: bool = await pool.fetchval(
+        "SELECT EXISTS (SELECT 1 FROM devices WHERE table_id = $1)"
+        " OR EXISTS (SELECT 1 FROM scans WHERE table_id = $1)"
+        " OR EXISTS (SELECT 1 FROM table_rounds WHERE table_id = $1)",
+        table_id,
+    )
+    return known
 
 
 # --------------------------------------------------------------------------- table rounds

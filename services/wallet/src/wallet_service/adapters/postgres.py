@@ -265,15 +265,39 @@ async def update_round(connection: asyncpg.Connection, round_id: str, **columns:
     )
 
 
-async def void_round(connection: asyncpg.Connection, round_id: str, reason: str) -> bool:
-    """The round's bets are refunded (a void at settlement); False if it has no sealed book."""
+async def void_round(
+    connection: asyncpg.Connection, round_id: str, reason: str, at: datetime
+) -> bool:
+    """The round's bets are refunded (a void at settlement, at `at`: its end unless it
+    closed before); False if it has no sealed book."""
     voided = await connection.fetchval(
-        "UPDATE wallet_rounds SET status = 'cancelled', cancel_reason = $2, updated_at = now()"
+        "UPDATE wallet_rounds SET status = 'cancelled', cancel_reason = $2,"
+        " ended_at = coalesce(ended_at, $3), updated_at = now()"
         " WHERE round_id = $1 AND status <> 'open' RETURNING true",
         round_id,
         reason,
+        at,
     )
     return bool(voided)
+
+
+async def record_dealt(
+    connection: asyncpg.Connection, cards: Sequence[tuple[str, str, str]]
+) -> None:
+    """Each `(round_id, position, card)` dealt (CardDealt) into its round's `dealt`, in one
+    statement; a round the wallet never saw open is passed over."""
+    if not cards:
+        return
+    await connection.execute(
+        "UPDATE wallet_rounds r SET dealt = r.dealt || d.cards, updated_at = now()"
+        " FROM (SELECT round_id, jsonb_object_agg(position, card) AS cards"
+        "       FROM unnest($1::text[], $2::text[], $3::text[]) AS u(round_id, position, card)"
+        "       GROUP BY round_id) d"
+        " WHERE r.round_id = d.round_id",
+        [round_id for round_id, _, _ in cards],
+        [position for _, position, _ in cards],
+        [card for _, _, card in cards],
+    )
 
 
 async def round_row(connection: asyncpg.Connection, round_id: str) -> asyncpg.Record | None:
@@ -315,6 +339,12 @@ WITH debit AS (
 ), answer AS (
     UPDATE wallet_idempotency SET status_code = 201, response = $18::json
      WHERE operator_id = $2 AND key = $17
+), first_slip AS (
+    -- the player's balance before its first slip on the round (the last games' recall)
+    INSERT INTO wallet_round_balances (operator_id, player_id, round_id, currency,
+                                       balance_before)
+    SELECT $2, $3, $4, $6, balance + $8 FROM debit
+    ON CONFLICT DO NOTHING
 )
 SELECT balance FROM debit
 """
@@ -339,8 +369,9 @@ class SlipRecord:
 
 
 async def record_slip(connection: asyncpg.Connection, slip: SlipRecord) -> int:
-    """Debit the slip's total, insert its bets and ledger entries and store its answer, in
-    one statement (one round trip); the new balance. The caller holds the player's lock."""
+    """Debit the slip's total, insert its bets and ledger entries, store its answer and, on
+    the player's first slip of the round, its balance before it, in one statement (one round
+    trip); the new balance. The caller holds the player's lock."""
     balance = await connection.fetchval(
         _RECORD_SLIP,
         slip.slip_id,

@@ -335,31 +335,51 @@ async def claim_due(
     return rows
 
 
-async def record_attempt(
-    connection: asyncpg.Connection,
-    call_id: UUID,
-    *,
-    status: str,
-    next_attempt_at: datetime | None,
-    bad_answer: bool,
-    answer_status: str | None,
-    answer_raw: str | None,
-    error: str | None,
-) -> None:
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """What one attempt of an owed call ended in, to record: its status (ok, failed, or
+    pending again from `next_attempt_at`), the answer as received, and why when not ok."""
+
+    call_id: UUID
+    status: str
+    next_attempt_at: datetime | None
+    bad_answer: bool
+    answer_status: str | None
+    answer_raw: str | None
+    error: str | None
+
+
+_RECORD_ATTEMPTS = """
+UPDATE operator_calls c
+   SET status = a.status,
+       next_attempt_at = a.next_attempt_at,
+       bad_answers = c.bad_answers + a.bad_answer,
+       answer_status = coalesce(a.answer_status, c.answer_status),
+       answer_raw = coalesce(a.answer_raw, c.answer_raw),
+       answered_at = CASE WHEN a.answer_raw IS NULL THEN c.answered_at ELSE now() END,
+       error = a.error,
+       finished_at = CASE WHEN a.status = 'pending' THEN NULL ELSE now() END
+  FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::int[], $5::text[], $6::text[],
+              $7::text[])
+       AS a(call_id, status, next_attempt_at, bad_answer, answer_status, answer_raw, error)
+ WHERE c.call_id = a.call_id AND c.status = 'pending'
+"""
+
+
+async def record_attempts(connection: asyncpg.Connection, attempts: Sequence[Attempt]) -> None:
+    """The attempts of a batch of owed calls, with one statement: a call no longer pending
+    (recorded by another attempt meanwhile) is left as it is."""
+    if not attempts:
+        return
     await connection.execute(
-        "UPDATE operator_calls SET status = $2, next_attempt_at = $3,"
-        " bad_answers = bad_answers + $4::int, answer_status = coalesce($5, answer_status),"
-        " answer_raw = coalesce($6, answer_raw), answered_at = CASE WHEN $6::text IS NULL"
-        " THEN answered_at ELSE now() END, error = $7,"
-        " finished_at = CASE WHEN $2 = 'pending' THEN NULL ELSE now() END"
-        " WHERE call_id = $1 AND status = 'pending'",
-        call_id,
-        status,
-        next_attempt_at,
-        1 if bad_answer else 0,
-        answer_status,
-        answer_raw,
-        error,
+        _RECORD_ATTEMPTS,
+        [a.call_id for a in attempts],
+        [a.status for a in attempts],
+        [a.next_attempt_at for a in attempts],
+        [1 if a.bad_answer else 0 for a in attempts],
+        [a.answer_status for a in attempts],
+        [a.answer_raw for a in attempts],
+        [a.error for a in attempts],
     )
 
 

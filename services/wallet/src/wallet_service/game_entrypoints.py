@@ -1,0 +1,103 @@
+"""HTTP routes of the last games and a round's stakes (games.py): the player's own games with
+its session, a player's games with its operator's key (that operator's players only), a
+round's stakes with a supervisor's key scoped to the round's table."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Path, Query
+from pydantic import BaseModel
+
+from teenpatti.events.catalog import BetTypeName, Outcome
+from teenpatti.kernel.dependencies import Operator, Supervisor
+
+from .entrypoints import PlayerId, Timestamp
+from .games import DEFAULT_GAMES, MAX_GAMES
+from .session_auth import Player, WalletDep
+
+router = APIRouter(tags=["games"])
+
+GamesLimit = Annotated[int, Query(ge=1, le=MAX_GAMES)]
+
+
+class HandPublic(BaseModel):
+    cards: list[str]  # the player's three cards, in dealing order
+    hand: str  # its category: high_card, pair, flush, straight, straight_flush, trail
+
+
+class WagerPublic(BaseModel):
+    """One bet of the player on the round; `returned` and `outcome` once paid."""
+
+    bet_id: str
+    bet_type: BetTypeName
+    stake: int
+    returned: int | None
+    outcome: Outcome | None
+
+
+class GamePublic(BaseModel):
+    """One round as the player played it, in one currency (docs/services.md, wallet)."""
+
+    round_id: str
+    table_id: str
+    status: Literal["open", "closed", "cancelled"]
+    ended_at: Timestamp | None
+    cards: list[str]  # dealing order A1 B1 A2 B2 A3 B3; fewer when cancelled or still open
+    player_a: HandPublic | None
+    player_b: HandPublic | None
+    winner: Literal["player_a", "player_b", "tie"] | None
+    six_card_bonus_hand: str | None
+    currency: str
+    wagers: list[WagerPublic]
+    staked: int
+    returned: int | None  # once every wager is paid
+    balance_before: int | None
+    balance_after: int | None
+
+
+class GamesPublic(BaseModel):
+    """The player's last games, newest first."""
+
+    games: list[GamePublic]
+
+
+class BetTypeStakesPublic(BaseModel):
+    bets: int
+    staked: int
+
+
+class RoundStakesPublic(BaseModel):
+    """Every operator's bets on the round: count and stakes per currency and bet type."""
+
+    round_id: str
+    table_id: str
+    status: Literal["open", "sealed", "closed", "cancelled"]
+    by_currency: dict[str, dict[str, BetTypeStakesPublic]]
+
+
+@router.get("/me/games")
+async def my_games(
+    player: Player, wallet: WalletDep, limit: GamesLimit = DEFAULT_GAMES
+) -> GamesPublic:
+    return GamesPublic.model_validate(
+        await wallet.games.last_games(player.operator_id, player.player_id, limit)
+    )
+
+
+@router.get("/players/{player_id}/games")
+async def player_games(
+    player_id: PlayerId, operator: Operator, wallet: WalletDep, limit: GamesLimit = DEFAULT_GAMES
+) -> GamesPublic:
+    return GamesPublic.model_validate(
+        await wallet.games.last_games(operator.name, player_id, limit)
+    )
+
+
+@router.get("/rounds/{round_id}/stakes")
+async def round_stakes(
+    round_id: Annotated[str, Path(min_length=1, max_length=100)],
+    supervisor: Supervisor,
+    wallet: WalletDep,
+) -> RoundStakesPublic:
+    return RoundStakesPublic.model_validate(await wallet.games.round_stakes(round_id))

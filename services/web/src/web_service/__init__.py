@@ -1,0 +1,1 @@
+"""The faces of the system: the studio console, the player view and the rules pages."""
