@@ -44,7 +44,7 @@ async def settled_games(
 async def test_last_games_stakes_and_scans_of_rounds_played(studio: Studio) -> None:
     table_id = f"E{uuid.uuid4().hex[:6].upper()}"
     alice, bob = f"p-{uuid.uuid4().hex[:8]}", f"p-{uuid.uuid4().hex[:8]}"
-    await studio.open_table(table_id, betting_seconds=4.0)
+    await studio.open_table(table_id, betting_seconds=8.0)
     await studio.deposit("operator-1", alice, 100_000)
     await studio.deposit("operator-2", bob, 10_000)
 
@@ -71,6 +71,9 @@ async def test_last_games_stakes_and_scans_of_rounds_played(studio: Studio) -> N
     assert misread.json()["status"] == "rescan"
     await studio.deal(table_id, WON)
     await studio.wait_for(table_id, "RoundClosed", round_id=first)
+    # paid before the next slip: a balance after is the player's balance at its payment, so a
+    # slip of the next round taken first would be in it
+    await settled_games(studio, "operator-1", alice, 1)
 
     # the next round (the table opens it by itself), voided after two cards
     second = str((await betting_round(studio, table_id))["round_id"])
