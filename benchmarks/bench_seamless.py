@@ -1,7 +1,7 @@
 """Seamless wallet benchmark: intake and settlement against the reference operator, beside the
 transfer wallet's in the same run.
 
-    uv run python benchmarks/bench_seamless.py [--quick] [--workers 2]
+    uv run python benchmarks/bench_seamless.py [--quick] [--workers 2] [--win-per slip]
 
 The four services run as processes on the local stack (`fresh_system`), with our signing key;
 the reference operator (`python -m teenpatti_tools.operator`, `--workers` processes) runs
@@ -18,7 +18,8 @@ transfer wallet. Both operators' players bet on the same tables.
 - Settlement: one round of 100,000 bets (six-bet slips of 600 players) for each wallet,
   from `RoundClosed` to, for the transfer wallet, the last bet paid, and for the seamless
   one the last `win` acknowledged by the operator (`finished_at` of its `operator_calls` row,
-  status `ok`). One win per slip, so 16,667 wins.
+  status `ok`). One win per player and round (the operator's `win_per`, `round` by default),
+  so 600 wins; one per slip (16,667) with `--win-per slip`.
 The reference operator competes with the game side for the machine's cores: its CPU (all its
 processes) is read from /proc beside the services'.
 
@@ -182,7 +183,9 @@ class Bench:
 
 
 @asynccontextmanager
-async def seamless_bench(workers: int, profile: bool = False) -> AsyncIterator[Bench]:
+async def seamless_bench(
+    workers: int, profile: bool = False, win_per: str | None = None
+) -> AsyncIterator[Bench]:
     """A fresh system with our key, and the reference operator (its own database, a fixed
     latency on every call) as `SEAMLESS`'s wallet server; removed on leaving."""
     suffix = uuid.uuid4().hex[:8]
@@ -212,6 +215,7 @@ async def seamless_bench(workers: int, profile: bool = False) -> AsyncIterator[B
                     operator.url,
                     folder / "operator.pub.pem",
                     wallet_database=system.databases["wallet"],
+                    win_per=win_per,
                 )
                 yield Bench(system, operator, {}, profile)
         finally:
@@ -432,6 +436,7 @@ def intake_figures(transfer: Intake, seamless: Intake, calls_ms: list[float]) ->
 class SeamlessRound:
     bets: int
     slips: int
+    wins: int  # one per player and round, or one per slip (the operator's `win_per`)
     round_closed: datetime
     last_paid: datetime  # the wallet's payment of the round's last bet (wins owed with it)
     first_owed: datetime
@@ -526,15 +531,22 @@ async def settle_seamless_round(
         bench.profile(start=True)
         await deal(system, table_id, device)
         closed = await studio.wait_for_event(table, table_id, "RoundClosed")
-        say(f"seamless round {round_id}: closed; waiting for {slips} wins acknowledged")
+        # one win per player and round, or per slip, as each slip was taken
+        wins = await wallet_db.fetchval(
+            "SELECT count(DISTINCT CASE win_per WHEN 'round' THEN player_id || ' ' || currency"
+            " ELSE call_id::text END) FROM operator_calls WHERE round_id = $1 AND kind = 'bet'"
+            " AND status = 'ok'",
+            round_id,
+        )
+        say(f"seamless round {round_id}: closed; waiting for {wins} wins acknowledged")
         # the sender's index of due calls is small; this count reads the round's calls
         await poll(
             wallet_db,
             "SELECT count(*) = $2 FROM operator_calls WHERE round_id = $1 AND kind = 'win'"
             " AND status = 'ok'",
             round_id,
-            slips,
-            within=600 + slips / 10,
+            wins,
+            within=600 + wins / 10,
             every=every,
         )
         after, span = bench.cpu(), time.perf_counter() - started
@@ -557,6 +569,7 @@ async def settle_seamless_round(
     return SeamlessRound(
         placed,
         slips,
+        int(wins),
         datetime.fromisoformat(closed["occurred_at"]),
         last_paid,
         row["first_owed"],
@@ -573,12 +586,13 @@ def settlement_figure(seamless: SeamlessRound, transfer_seconds: float) -> Figur
     cpu = seamless.cpu
     machine = cpu.get("machine", 0.0)
     sending = (seamless.last_acknowledged - seamless.first_owed).total_seconds()
+    per = "one per slip" if seamless.wins == seamless.slips else "one per player and round"
     bound = (
-        f"the wins' sending: {seamless.slips:,} wins (one per slip), owed with the payment"
+        f"the wins' sending: {seamless.wins:,} wins ({per}), owed with the payment"
         f" (first {seamless.since(seamless.first_owed)}, last {seamless.since(seamless.last_owed)};"
         f" last bet paid {seamless.since(seamless.last_paid)}), acknowledged from"
         f" {seamless.since(seamless.first_acknowledged)} to"
-        f" {seamless.since(seamless.last_acknowledged)}: {seamless.slips / max(sending, 1e-9):,.0f}"
+        f" {seamless.since(seamless.last_acknowledged)}: {seamless.wins / max(sending, 1e-9):,.0f}"
         f" wins/s, each signed (RSA-2048) and verified by both sides,"
         f" {seamless.retried} sent more than once. CPU from the first scan to the last win"
         " acknowledged: "
@@ -596,7 +610,7 @@ def settlement_figure(seamless: SeamlessRound, transfer_seconds: float) -> Figur
     )
     return Figure(
         BENCHMARK,
-        f"seamless settlement: RoundClosed -> last of {seamless.slips:,} wins acknowledged by"
+        f"seamless settlement: RoundClosed -> last of {seamless.wins:,} wins acknowledged by"
         f" the operator ({seamless.bets:,} bets of {PLAYERS} players, operator latency"
         f" {LATENCY_SECONDS * 1000:.0f} ms)",
         seamless.seconds,
@@ -616,6 +630,7 @@ async def measure(
     parts: Sequence[str] = (),
     bets: int | None = None,
     profile: bool = False,
+    win_per: str | None = None,
 ) -> list[Figure]:
     """Intake, then settlement, on one system with the reference operator."""
     parts = parts or ("intake", "settlement")
@@ -623,7 +638,7 @@ async def measure(
     transfer = [f"tp-{n:04d}" for n in range(PLAYERS)]
     seamless = [f"sp-{n:04d}" for n in range(PLAYERS)]
     figures: list[Figure] = []
-    async with seamless_bench(workers, profile) as bench:
+    async with seamless_bench(workers, profile, win_per) as bench:
         studio = Studio(bench.system)
         await studio.fund(transfer, FUNDS)
         await seamless_players(bench, seamless)
@@ -665,11 +680,17 @@ def main() -> None:
         action="store_true",
         help="profile the wallet during the seamless fixed load and the seamless settlement",
     )
+    parser.add_argument(
+        "--win-per",
+        choices=("round", "slip"),
+        help="the seamless operator's wins: one per player and round (default) or per slip",
+    )
     args = parser.parse_args()
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per admin call otherwise
-    print_table(
-        asyncio.run(measure(args.quick, args.workers, args.only or (), args.bets, args.profile))
+    figures = measure(
+        args.quick, args.workers, args.only or (), args.bets, args.profile, args.win_per
     )
+    print_table(asyncio.run(figures))
 
 
 if __name__ == "__main__":

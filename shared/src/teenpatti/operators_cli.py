@@ -62,6 +62,11 @@ def add_operators_parser(commands: Any) -> None:
         "--max-backoff", type=float, metavar="SECONDS", help="the longest wait between retries"
     )
     setting.add_argument("--game-code", metavar="CODE", help="the game code sent in calls")
+    setting.add_argument(
+        "--win-per",
+        choices=("round", "slip"),
+        help="one win per player and round (default) or one per slip",
+    )
     setting.add_argument("--by", metavar="NAME", help="who sets it (default: $USER)")
     setting.add_argument("--json", action="store_true", help="write a JSON object")
     listing = actions.add_parser("list", help="list the configured operators")
@@ -78,6 +83,7 @@ _OPTIONS = {
     "base_backoff": "base_backoff_seconds",
     "max_backoff": "max_backoff_seconds",
     "game_code": "game_code",
+    "win_per": "win_per",
 }
 
 
@@ -178,7 +184,8 @@ def _line(row: dict[str, Any]) -> str:
         return f"{row['operator_id']:<20} transfer"
     return (
         f"{row['operator_id']:<20} seamless {row.get('adapter')} {row.get('base_url')}"
-        f" keys={keys} timeout={row.get('timeout_seconds')}s backoff="
+        f" keys={keys} win_per={row.get('win_per', 'round')}"
+        f" timeout={row.get('timeout_seconds')}s backoff="
         f"{row.get('base_backoff_seconds')}..{row.get('max_backoff_seconds')}s"
         f" (set by {row['updated_by']} at {row['updated_at']})"
     )

@@ -363,7 +363,7 @@ async def test_an_expired_token_refuses_bets_but_takes_wins_and_rollbacks(
 ) -> None:
     fresh = await operator.player()
     bet = fresh.bet(100_000)
-    other = fresh.bet(100_000)
+    other = fresh.bet(100_000, round_id="round-2")  # a round the win does not close
     await operator.answer("/transaction/bet", bet)
     await operator.answer("/transaction/bet", other)
     expired = await operator.admin(
@@ -380,9 +380,41 @@ async def test_an_expired_token_refuses_bets_but_takes_wins_and_rollbacks(
         "RS_OK"
     )
     rolled = await operator.answer(
-        "/transaction/rollback", player.rollback(other["transaction_uuid"])
+        "/transaction/rollback", player.rollback(other["transaction_uuid"], round_id="round-2")
     )
     assert (rolled["status"], rolled["balance"]) == ("RS_OK", FUNDS + 200_000)
+
+
+async def test_a_win_closing_the_round_settles_every_open_bet_of_the_players_round(
+    operator: Operator,
+) -> None:
+    player = await operator.player()
+    named, undone, last, unnamed = (player.bet(n * 100_000) for n in (1, 2, 3, 4))
+    elsewhere = player.bet(50_000, round_id="round-2")
+    for bet in (named, undone, last, unnamed, elsewhere):
+        assert (await operator.answer("/transaction/bet", bet))["status"] == "RS_OK"
+    # a win not closing the round settles the bet it names only
+    open_win = {**player.win(named, 0), "round_closed": False}
+    assert (await operator.answer("/transaction/win", open_win))["status"] == "RS_OK"
+    rolled = await operator.answer(
+        "/transaction/rollback", player.rollback(undone["transaction_uuid"])
+    )
+    assert (rolled["status"], rolled["balance"]) == ("RS_OK", FUNDS - 850_000)
+    # one win closing the round: it settles the bet it names and every other one still open
+    closing = await operator.answer("/transaction/win", player.win(last, 600_000))
+    assert (closing["status"], closing["balance"]) == ("RS_OK", FUNDS - 250_000)
+    refused = await operator.answer(
+        "/transaction/rollback", player.rollback(unnamed["transaction_uuid"])
+    )
+    assert (refused["status"], refused["balance"]) == (
+        "RS_ERROR_TRANSACTION_DOES_NOT_EXIST",
+        FUNDS - 250_000,
+    )
+    # a bet of another round of the player's stays open
+    rolled = await operator.answer(
+        "/transaction/rollback", player.rollback(elsewhere["transaction_uuid"], round_id="round-2")
+    )
+    assert (rolled["status"], rolled["balance"]) == ("RS_OK", FUNDS - 200_000)
 
 
 async def test_an_unknown_or_foreign_token_and_another_currency_are_refused(
@@ -508,9 +540,11 @@ async def test_the_money_check_finds_a_balance_that_does_not_add_up(
     bet = player.bet(400_000)
     await operator.answer("/transaction/bet", bet)
     await operator.answer("/transaction/win", player.win(bet, 800_000))
-    lost = player.bet(100_000)
+    lost = player.bet(100_000, round_id="round-2")
     await operator.answer("/transaction/bet", lost)
-    await operator.answer("/transaction/rollback", player.rollback(lost["transaction_uuid"]))
+    await operator.answer(
+        "/transaction/rollback", player.rollback(lost["transaction_uuid"], round_id="round-2")
+    )
     check = await operator.admin("GET", "/check")
     assert check["ok"]
     [row] = [row for row in check["balances"] if row["user"] == player.user]

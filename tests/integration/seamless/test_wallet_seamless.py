@@ -28,7 +28,7 @@ from teenpatti.events.catalog import (
     RoundCancelled,
 )
 from teenpatti.migrations import migrate_service
-from teenpatti.seamless import OperatorConfig, WalletMode
+from teenpatti.seamless import OperatorConfig, WalletMode, WinPer
 from teenpatti.seamless.signing import (
     PrivateKey,
     generate_private_key,
@@ -205,7 +205,11 @@ def seamless_settings(wallet_settings: WalletSettings, keys: Keys) -> WalletSett
 
 
 async def configure(
-    settings: WalletSettings, operator: ReferenceOperator, keys: Keys, timeout: float = 2.0
+    settings: WalletSettings,
+    operator: ReferenceOperator,
+    keys: Keys,
+    timeout: float = 2.0,
+    win_per: WinPer = WinPer.ROUND,
 ) -> None:
     """operator-1 becomes seamless through the reference operator (as `teenpatti operators
     set` writes it)."""
@@ -217,6 +221,7 @@ async def configure(
         timeout_seconds=timeout,
         base_backoff_seconds=0.05,
         max_backoff_seconds=0.2,
+        win_per=win_per,
     )
     async with database(settings) as connection:
         await connection.execute(
@@ -272,15 +277,16 @@ async def settle(
 
 
 # ------------------------------------------------------------------------------ the tests
+@pytest.mark.parametrize("win_per", [WinPer.ROUND, WinPer.SLIP])
 async def test_every_bet_type_is_paid_exactly_and_a_loss_sends_a_zero_win_closing_the_round(
-    wallet_settings: WalletSettings, keys: Keys, operator_database: str
+    wallet_settings: WalletSettings, keys: Keys, operator_database: str, win_per: WinPer
 ) -> None:
     settings = seamless_settings(wallet_settings, keys)
     async with (
         reference_operator(operator_database, keys) as operator,
         wallet(settings) as client,
     ):
-        await configure(settings, operator, keys)
+        await configure(settings, operator, keys, win_per=win_per)
         await open_round(settings, client, "T1-000001")
         winner, winner_token = await operator.player()
         loser, loser_token = await operator.player()
@@ -292,9 +298,13 @@ async def test_every_bet_type_is_paid_exactly_and_a_loss_sends_a_zero_win_closin
         assert taken.json()["balance"] == FUNDS - stakes == await operator.balance(winner)
         lost = await slip(client, loser, loser_token, "T1-000001", [("player_b", 2_000)])
         assert lost.status_code == 201, lost.text
-        # two slips of one player: two wins, and round_closed on the last one sent only
+        # two slips of one player: one win for the round, referencing the last slip; or, one
+        # per slip, two wins and round_closed on the last one sent only
         lost_too = await slip(client, loser, loser_token, "T1-000001", [("tie", 300)])
         assert lost_too.status_code == 201, lost_too.text
+        # the winner's second slip: a round's returns are paid whole either way
+        again = await slip(client, winner, winner_token, "T1-000001", [("player_a", 700)])
+        assert again.status_code == 201, again.text
 
         # its players' money stays with it: no deposit into our wallet
         refused = await client.post(
@@ -313,41 +323,50 @@ async def test_every_bet_type_is_paid_exactly_and_a_loss_sends_a_zero_win_closin
 
         await close_betting(settings, "T1-000001")
         await close_round(settings, client, "T1-000001", CARDS)
-        await settle(
-            settings, "T1-000001", [taken.json(), lost.json(), lost_too.json()], cancelled=False
-        )
+        slips = [taken.json(), lost.json(), lost_too.json(), again.json()]
+        await settle(settings, "T1-000001", slips, cancelled=False)
 
         returns = sum(engine_settles(bet_type, stake, CARDS)[1] for bet_type, stake in ALL_BETS)
+        again_returns = engine_settles("player_a", 700, CARDS)[1]
         assert returns > 0
-        await call_done(settings, taken.json()["slip_id"], "win")
-        await call_done(settings, lost.json()["slip_id"], "win")
-        await call_done(settings, lost_too.json()["slip_id"], "win")
-        assert await operator.balance(winner) == FUNDS - stakes + returns
+        if win_per is WinPer.ROUND:
+            await call_done(settings, again.json()["slip_id"], "win")
+            await call_done(settings, lost_too.json()["slip_id"], "win")
+        else:
+            for paid in slips:
+                await call_done(settings, paid["slip_id"], "win")
+        both = returns + again_returns
+        assert await operator.balance(winner) == FUNDS - stakes - 700 + both
         assert await operator.balance(loser) == FUNDS - 2_300
 
-        (bet, win) = await operator.transactions(winner)
-        assert (bet["kind"], bet["amount"], bet["transaction_uuid"]) == (
-            "bet",
-            stakes * UNITS,
-            taken.json()["slip_id"],
-        )
-        assert (win["kind"], win["amount"], win["reference_transaction_uuid"]) == (
-            "win",
-            returns * UNITS,
-            taken.json()["slip_id"],
-        )
-        assert win["round_closed"] is True
-        (_, _, first_zero, last_zero) = await operator.transactions(loser)
-        assert (first_zero["kind"], first_zero["amount"], first_zero["round_closed"]) == (
-            "win",
-            0,
-            False,
-        )
-        assert (last_zero["kind"], last_zero["amount"], last_zero["round_closed"]) == (
-            "win",
-            0,
-            True,
-        )
+        applied = await operator.transactions(winner)
+        assert [(t["kind"], t["amount"], t["transaction_uuid"]) for t in applied[:2]] == [
+            ("bet", stakes * UNITS, taken.json()["slip_id"]),
+            ("bet", 700 * UNITS, again.json()["slip_id"]),
+        ]
+        wins = [
+            (t["amount"], t["reference_transaction_uuid"], t["round_closed"])
+            for t in applied
+            if t["kind"] == "win"
+        ]
+        loser_wins = [
+            (t["amount"], t["reference_transaction_uuid"], t["round_closed"])
+            for t in await operator.transactions(loser)
+            if t["kind"] == "win"
+        ]
+        if win_per is WinPer.ROUND:
+            # one win per player and round: its returns whole, naming the last slip, closing
+            assert wins == [(both * UNITS, again.json()["slip_id"], True)]
+            assert loser_wins == [(0, lost_too.json()["slip_id"], True)]
+        else:
+            taken_win = (returns * UNITS, taken.json()["slip_id"])
+            again_win = (again_returns * UNITS, again.json()["slip_id"])
+            assert sorted(w[:2] for w in wins) == sorted([taken_win, again_win])
+            assert [w[2] for w in wins] == [False, True]
+            assert sorted(w[:2] for w in loser_wins) == sorted(
+                [(0, lost.json()["slip_id"]), (0, lost_too.json()["slip_id"])]
+            )
+            assert [w[2] for w in loser_wins] == [False, True]
 
         # the seamless players hold no balance in our wallet; the transfer player does
         async with database(settings) as connection:
@@ -428,6 +447,47 @@ async def test_a_bet_that_times_out_is_rolled_back_the_slip_refused_and_the_late
         assert (again.status_code, again.json()["code"]) == (503, "operator_unavailable")
         book = await client.get("/rounds/T1-000003/book", headers=OPERATOR_1)
         assert book.json()["bet_count"] == 0
+
+
+async def test_the_win_closing_a_round_waits_for_a_bet_of_the_round_still_unanswered(
+    wallet_settings: WalletSettings, keys: Keys, operator_database: str
+) -> None:
+    settings = seamless_settings(wallet_settings, keys)
+    async with (
+        reference_operator(operator_database, keys) as operator,
+        wallet(settings) as client,
+    ):
+        await configure(settings, operator, keys, timeout=2.0)
+        await open_round(settings, client, "T1-000009")
+        user, token = await operator.player()
+        taken = await slip(client, user, token, "T1-000009", [("player_a", 1_000)])
+        assert taken.status_code == 201, taken.text
+        # the player's second bet is held past our timeout: the round is settled meanwhile
+        await operator.faults({"kind": "timeout", "seconds": 3.0, "next": 1, "calls": ["bet"]})
+        late = asyncio.create_task(slip(client, user, token, "T1-000009", [("tie", 500)]))
+        async with database(settings) as connection:
+
+            async def pending() -> bool:
+                return bool(
+                    await connection.fetchval(
+                        "SELECT count(*) = 2 FROM operator_calls WHERE player_id = $1", user
+                    )
+                )
+
+            await eventually(pending, what="the second bet call recorded")
+        await close_betting(settings, "T1-000009")
+        await close_round(settings, client, "T1-000009", CARDS)
+        await settle(settings, "T1-000009", [taken.json()], cancelled=False)
+        refused = await late
+        assert (refused.status_code, refused.json()["code"]) == (503, "operator_unavailable")
+        await call_done(settings, taken.json()["slip_id"], "win")
+        await operator.held_calls_applied()
+
+        # the unanswered bet's rollback reached the operator before the round was closed
+        applied = [(t["kind"], t["round_closed"]) for t in await operator.transactions(user)]
+        assert applied == [("bet", False), ("rollback", False), ("win", True)]
+        returns = engine_settles("player_a", 1_000, CARDS)[1]
+        assert await operator.balance(user) == FUNDS - 1_000 + returns
 
 
 async def test_a_win_answered_5xx_then_lost_is_retried_until_ok_and_paid_once(

@@ -270,10 +270,16 @@ def game_keys(folder: Path) -> GameKeys:
 
 
 async def register_seamless(
-    operator_id: str, base_url: str, public_key: Path, *, wallet_database: str | None = None
+    operator_id: str,
+    base_url: str,
+    public_key: Path,
+    *,
+    wallet_database: str | None = None,
+    win_per: str | None = None,
 ) -> None:
     """`teenpatti operators set OPERATOR --mode seamless ...` on the wallet database (the
-    default one, or `wallet_database`), as the admin, like a person would."""
+    default one, or `wallet_database`), as the admin, like a person would; `win_per` when
+    given, else the default (`round`)."""
     env = {**os.environ, "TP_ENV": os.environ.get("TP_ENV", "dev")}
     if wallet_database is not None:
         env["TP_WALLET_DATABASE"] = wallet_database
@@ -281,6 +287,7 @@ async def register_seamless(
         *(sys.executable, "-m", "teenpatti.cli", "operators", "set", operator_id),
         *("--mode", "seamless", "--base-url", base_url, "--public-key", str(public_key)),
         *("--by", "devrun"),
+        *(("--win-per", win_per) if win_per else ()),
         env=env,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
@@ -458,7 +465,8 @@ async def _scraped(targets: PrometheusTargets, running: tuple[Service, ...]) -> 
 
 
 _CALLS = (
-    "SELECT kind, transaction_uuid, reference_transaction_uuid, amount, status, player_id"
+    "SELECT kind, transaction_uuid, reference_transaction_uuid, amount, status, player_id,"
+    " round_id, round_closed, win_per"
     " FROM operator_calls WHERE operator_id = $1 AND player_id = ANY($2::text[])"
 )
 # the slips whose every bet is paid (their round settled or cancelled): each bet call must be
@@ -477,7 +485,8 @@ async def seamless_check(
     transaction it applied is one of our calls (`operator_calls`, read as the admin) with the
     same transaction_uuid, kind and amount, and every call it answered RS_OK is one of its
     transactions; every bet of a slip paid on our side is ended by exactly one win or one
-    rollback; each player's balance there is the deposit - stakes + returns of the bets our
+    rollback (a win naming it, or for a bet taken as 'round' the win closing its player's
+    round); each player's balance there is the deposit - stakes + returns of the bets our
     wallet holds. Owed wins and rollbacks still pending are waited for first."""
     assert studio.seamless is not None
     operator_id = studio.seamless.operator_id
@@ -516,14 +525,28 @@ async def seamless_check(
         for c in ours
         if c["kind"] == "bet" and c["status"] == "failed" and endings[c["transaction_uuid"]] != 1
     ]
+    # a bet taken as 'round' that no win or rollback names is ended by the win closing its
+    # player's round
+    closing = {
+        (c["player_id"], c["round_id"])
+        for c in ours
+        if c["kind"] == "win" and c["status"] == "ok" and c["round_closed"]
+    }
+
+    def ended(bet: asyncpg.Record) -> int:
+        named = endings[bet["transaction_uuid"]]
+        if named or bet["win_per"] != "round":
+            return named
+        return int((bet["player_id"], bet["round_id"]) in closing)
+
     problems += [
         f"bet {c['transaction_uuid']} of {c['player_id']}: its slip is paid, and"
-        f" {endings[c['transaction_uuid']]} wins or rollbacks end it, not one"
+        f" {ended(c)} wins or rollbacks end it, not one"
         for c in ours
         if c["kind"] == "bet"
         and c["status"] == "ok"
         and c["transaction_uuid"] in paid
-        and endings[c["transaction_uuid"]] != 1
+        and ended(c) != 1
     ]
     theirs: dict[str, dict[str, Any]] = {}
     for user in users:

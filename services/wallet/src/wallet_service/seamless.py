@@ -274,6 +274,7 @@ class SeamlessWallet:
                             for line in slip.lines
                         ],
                     },
+                    win_per=config.win_per.value,
                 )
                 await calls.record_pending_bet(connection, pending)
                 return pending

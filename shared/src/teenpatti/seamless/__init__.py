@@ -13,7 +13,7 @@ from teenpatti.seamless.calls import (
     WinCall,
 )
 from teenpatti.seamless.client import OperatorWalletClient
-from teenpatti.seamless.config import Adapter, OperatorConfig, WalletMode
+from teenpatti.seamless.config import Adapter, OperatorConfig, WalletMode, WinPer
 from teenpatti.seamless.hub88 import AmountError, Status, from_protocol, to_protocol
 from teenpatti.seamless.signing import SigningKeyError, load_private_key, load_public_key
 
@@ -34,6 +34,7 @@ __all__ = [
     "Status",
     "WalletMode",
     "WinCall",
+    "WinPer",
     "from_protocol",
     "load_private_key",
     "load_public_key",

@@ -21,6 +21,17 @@ class WalletMode(StrEnum):
     SEAMLESS = "seamless"
 
 
+class WinPer(StrEnum):
+    """How a settled round's returns go to the operator
+    (docs/decisions/0079-one-win-per-player-and-round.md)."""
+
+    # one win per player and round: the returns of all the player's bets of the round,
+    # referencing its last bet, `round_closed` (which ends every other bet of the round)
+    ROUND = "round"
+    # one win per slip (per `bet` call), `round_closed` on the player's last one
+    SLIP = "slip"
+
+
 class Adapter(StrEnum):
     """The dialect the operator's wallet server speaks."""
 
@@ -41,6 +52,7 @@ class OperatorConfig(BaseModel):
     base_backoff_seconds: Annotated[float, Field(gt=0, le=3_600)] = 0.5
     max_backoff_seconds: Annotated[float, Field(gt=0, le=86_400)] = 60.0
     game_code: Annotated[str, Field(min_length=1, max_length=64)] = GAME_CODE
+    win_per: WinPer = WinPer.ROUND
 
     @classmethod
     def transfer(cls, operator_id: str) -> Self:

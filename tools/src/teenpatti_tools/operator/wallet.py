@@ -14,7 +14,10 @@ The rules it answers by:
 - wins and rollbacks are taken with an expired token (they are owed), bets and balance
   requests are not;
 - a rollback of a bet a win already settled: `RS_ERROR_TRANSACTION_DOES_NOT_EXIST`, nothing
-  moved (no open bet by that id; docs/decisions/0065-the-reference-operator.md).
+  moved (no open bet by that id; docs/decisions/0065-the-reference-operator.md);
+- a win settles the bet it references and, with `round_closed`, every other bet of the
+  player's round still open: one win may settle a player's round
+  (docs/decisions/0079-one-win-per-player-and-round.md).
 """
 
 from __future__ import annotations
@@ -341,10 +344,13 @@ class OperatorWallet:
 async def _bet_of(
     connection: asyncpg.Connection, transaction_uuid: str, user: str
 ) -> asyncpg.Record | None:
-    """A bet of this player, with whether a win settled it."""
+    """A bet of this player, with whether a win settled it: a win referencing it, or one
+    closing its round."""
     return await connection.fetchrow(
         "SELECT b.amount, b.currency, b.rolled_back_by, EXISTS (SELECT FROM transactions w"
-        "  WHERE w.kind = 'win' AND w.reference_transaction_uuid = b.transaction_uuid) AS won"
+        "  WHERE w.kind = 'win' AND w.reference_transaction_uuid = b.transaction_uuid)"
+        " OR EXISTS (SELECT FROM transactions w WHERE w.round = b.round AND w.kind = 'win'"
+        "  AND w.round_closed AND w.user_id = b.user_id) AS won"
         " FROM transactions b WHERE b.transaction_uuid = $1 AND b.kind = 'bet'"
         " AND b.user_id = $2",
         transaction_uuid,

@@ -110,14 +110,15 @@ class PendingBet:
     token: str
     idempotency_key: str
     slip: dict[str, Any]  # placed_at and the bets with their ids
+    win_per: str  # how its returns are owed: 'round' or 'slip' (its operator's, now)
 
 
 async def record_pending_bet(connection: asyncpg.Connection, bet: PendingBet) -> None:
     await connection.execute(
         "INSERT INTO operator_calls (call_id, kind, operator_id, player_id, round_id, table_id,"
         " slip_id, transaction_uuid, token, amount, currency, status, attempts,"
-        " idempotency_key, slip) VALUES ($1, 'bet', $2, $3, $4, $5, $1, $11, $6, $7, $8,"
-        " 'pending', 1, $9, $10::jsonb)",
+        " idempotency_key, slip, win_per) VALUES ($1, 'bet', $2, $3, $4, $5, $1, $11, $6, $7,"
+        " $8, 'pending', 1, $9, $10::jsonb, $12)",
         bet.slip_id,
         bet.operator_id,
         bet.player_id,
@@ -129,6 +130,7 @@ async def record_pending_bet(connection: asyncpg.Connection, bet: PendingBet) ->
         bet.idempotency_key,
         json.dumps(bet.slip),
         str(bet.slip_id),  # the bet's transaction_uuid
+        bet.win_per,
     )
 
 
@@ -242,7 +244,7 @@ WITH slips AS (
       JOIN slips s ON s.slip_id = c.call_id
       JOIN wallet_bets b ON b.slip_id = c.call_id
       JOIN wallet_rounds r ON r.round_id = c.round_id
-     WHERE c.kind = 'bet' AND c.status = 'ok'
+     WHERE c.kind = 'bet' AND c.status = 'ok' AND (c.win_per = 'slip' OR r.status = 'cancelled')
      GROUP BY c.call_id, r.status
     HAVING bool_and(b.status = 'paid')
 )
@@ -266,6 +268,49 @@ ON CONFLICT (slip_id, kind) DO NOTHING
 RETURNING call_id, kind, operator_id, player_id, round_id
 """
 
+# one win per player and round (and currency) for slips taken as 'round': owed once no bet of
+# the player in the round is left unpaid; the returns of all of them, referencing the last
+_OWE_ROUND_WINS = """
+WITH touched AS (
+    SELECT DISTINCT c.operator_id, c.player_id, c.round_id
+      FROM wallet_bets b
+      JOIN operator_calls c ON c.call_id = b.slip_id AND c.kind = 'bet'
+     WHERE b.bet_id = ANY($1::uuid[]) AND c.win_per = 'round'
+), complete AS (
+    SELECT t.operator_id, t.player_id, t.round_id
+      FROM touched t
+      JOIN wallet_rounds r ON r.round_id = t.round_id AND r.status <> 'cancelled'
+     WHERE NOT EXISTS (
+        SELECT 1 FROM wallet_bets b WHERE b.round_id = t.round_id
+           AND b.operator_id = t.operator_id AND b.player_id = t.player_id
+           AND b.status <> 'paid')
+), slips AS (
+    SELECT c.call_id, c.operator_id, c.player_id, c.round_id, c.table_id, c.token, c.currency,
+           c.created_at,
+           (SELECT sum(b.returned) FROM wallet_bets b WHERE b.slip_id = c.call_id) AS returned
+      FROM complete t
+      JOIN operator_calls c ON c.round_id = t.round_id AND c.operator_id = t.operator_id
+                           AND c.player_id = t.player_id
+     WHERE c.kind = 'bet' AND c.status = 'ok' AND c.win_per = 'round'
+), rounds AS (
+    SELECT DISTINCT ON (operator_id, player_id, round_id, currency)
+           operator_id, player_id, round_id, currency, table_id, token, call_id AS slip_id,
+           sum(returned) OVER w AS returned
+      FROM slips
+    WINDOW w AS (PARTITION BY operator_id, player_id, round_id, currency)
+     ORDER BY operator_id, player_id, round_id, currency, created_at DESC, call_id DESC
+)
+INSERT INTO operator_calls (call_id, kind, operator_id, player_id, round_id, table_id, slip_id,
+                            transaction_uuid, reference_transaction_uuid, token, amount,
+                            currency, status, next_attempt_at, win_per)
+SELECT u.id, 'win', u.operator_id, u.player_id, u.round_id, u.table_id, u.slip_id,
+       u.id::text, u.slip_id::text, u.token, u.returned, u.currency, 'pending', now(), 'round'
+  FROM (SELECT gen_random_uuid() AS id, r.* FROM rounds r) u
+-- owed once: the last slip's win; a repeated payment adds nothing
+ON CONFLICT (slip_id, kind) DO NOTHING
+RETURNING call_id, kind, operator_id, player_id, round_id
+"""
+
 # the player's last win of the round: no bet of the player in the round is left unpaid
 _CLOSE_ROUNDS = """
 WITH owed AS (
@@ -285,11 +330,16 @@ UPDATE operator_calls c SET round_closed = true FROM closing WHERE c.call_id = c
 
 
 async def owe_settlement(connection: asyncpg.Connection, bet_ids: Sequence[UUID]) -> int:
-    """In the payment's transaction, once its bets are marked paid: owe one win per seamless
-    slip whose every bet is now paid (its returns; 0 for a loss), or one rollback if its
-    round was cancelled; `round_closed` on the player's last win of the round. The number
-    of calls owed."""
-    owed = await connection.fetch(_OWE_SETTLEMENT, list(bet_ids))
+    """In the payment's transaction, once its bets are marked paid: for a slip taken as
+    'round', one win per player and round once every bet of the player in the round is paid
+    (the returns of them all, 0 for a loss); for one taken as 'slip', one win per slip whose
+    every bet is now paid (its returns); in a cancelled round one rollback per slip instead;
+    `round_closed` on the player's last win of the round. The number of calls owed."""
+    ids = list(bet_ids)
+    owed = [
+        *await connection.fetch(_OWE_SETTLEMENT, ids),
+        *await connection.fetch(_OWE_ROUND_WINS, ids),
+    ]
     wins = [row for row in owed if row["kind"] == "win"]
     if wins:
         await connection.execute(
@@ -307,11 +357,13 @@ _CLAIM_DUE = """
 WITH due AS (
     SELECT c.call_id FROM operator_calls c
      WHERE c.status = 'pending' AND c.kind <> 'bet' AND c.next_attempt_at <= now()
-       -- the player's last transaction of the round goes once the others are through
+       -- the player's last transaction of the round goes once the others are through: its
+       -- other wins and rollbacks, and its bets still waiting for an answer (whose rollback,
+       -- if one is owed, must not come after the round is closed)
        AND NOT (c.round_closed AND EXISTS (
             SELECT 1 FROM operator_calls o WHERE o.round_id = c.round_id
                AND o.operator_id = c.operator_id AND o.player_id = c.player_id
-               AND o.kind <> 'bet' AND o.status = 'pending' AND o.call_id <> c.call_id))
+               AND o.status = 'pending' AND o.call_id <> c.call_id))
      ORDER BY c.next_attempt_at
      LIMIT $1
        FOR UPDATE SKIP LOCKED
