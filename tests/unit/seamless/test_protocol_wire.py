@@ -21,7 +21,7 @@ from teenpatti.seamless.calls import (
     RollbackCall,
     WinCall,
 )
-from teenpatti.seamless.config import OperatorConfig, WalletMode
+from teenpatti.seamless.config import OperatorConfig, WalletMode, WinPer
 from teenpatti.seamless.hub88 import (
     INT64_MAX,
     Answer,
@@ -281,6 +281,14 @@ def test_a_seamless_operator_needs_a_server_and_a_key() -> None:
     )
     assert config.base_url == "https://w/api"
     assert len(config.loaded_public_keys) == 1
+
+
+def test_wins_are_owed_per_player_and_round_unless_set_per_slip() -> None:
+    assert OperatorConfig.transfer("o").win_per is WinPer.ROUND
+    assert OperatorConfig(operator_id="o", win_per="slip").win_per is WinPer.SLIP
+    for wrong in ("bet", "ROUND", "", 1):
+        with pytest.raises(ValidationError, match="win_per"):
+            OperatorConfig.model_validate({"operator_id": "o", "win_per": wrong})
 
 
 def test_backoff_grows_to_its_cap_with_jitter() -> None:
