@@ -760,6 +760,9 @@ async def test_the_process_serves_the_protocol_and_keeps_its_state_across_a_kill
             assert switch["fired"] == 4 if workers == 1 else switch["fired"] <= 4
 
             launched_operator.kill()
+            # a crash of the whole server: no worker of it is left answering
+            with pytest.raises(httpx.ConnectError):
+                await client.get("/healthz")
             await launched_operator.restart()
             again = await operator.answer(
                 "/transaction/bet", {**bets[0], "request_uuid": new_uuid()}

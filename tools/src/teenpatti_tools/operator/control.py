@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
+import signal
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -161,8 +162,13 @@ class LaunchedOperator:
         raise RuntimeError(f"the reference operator did not answer within {within_seconds} s")
 
     def kill(self) -> None:
-        """SIGKILL, as a crash (chaos): held calls are lost, applied ones are in its database."""
-        self.process.kill()
+        """SIGKILL, as a crash (chaos): held calls are lost, applied ones are in its database.
+        The whole process group: with `--workers` the server processes are the parent's
+        children, which a SIGKILL of the parent alone leaves serving."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass  # the group is gone already
         self.process.wait(timeout=30)
 
     async def restart(self) -> None:
