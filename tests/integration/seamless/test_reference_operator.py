@@ -761,8 +761,9 @@ async def test_the_process_serves_the_protocol_and_keeps_its_state_across_a_kill
 
             launched_operator.kill()
             # a crash of the whole server: no worker of it is left answering
-            with pytest.raises(httpx.ConnectError):
-                await client.get("/healthz")
+            async with httpx.AsyncClient(base_url=launched_operator.url, timeout=5) as fresh:
+                with pytest.raises(httpx.ConnectError):
+                    await fresh.get("/healthz")
             await launched_operator.restart()
             again = await operator.answer(
                 "/transaction/bet", {**bets[0], "request_uuid": new_uuid()}
