@@ -59,7 +59,16 @@ def bet(
 ) -> HeldBet:
     table_id = "T1" if round_id == ROUND else "T2"
     return HeldBet(
-        UUID(int=n), operator_id, player_id, round_id, table_id, bet_type, stake, currency, status
+        UUID(int=n),
+        operator_id,
+        player_id,
+        round_id,
+        table_id,
+        bet_type,
+        stake,
+        currency,
+        status,
+        UUID(int=n),
     )
 
 

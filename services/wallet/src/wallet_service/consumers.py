@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
+from uuid import UUID
 
 import asyncpg
 
@@ -283,13 +284,13 @@ class WalletConsumers:
             return None
         versions = await db.lock_players(connection, self._store, plan.players)
         # a seamless operator's players are paid by wins owed to it, not by a credit here
-        paying_ids = [line.bet_id for _, line in plan.paying]
-        seamless = await seamless_db.seamless_bets(connection, paying_ids)
-        unheld = {
-            (line.operator_id, line.player_id, line.currency)
-            for _, line in plan.paying
-            if line.bet_id in seamless
-        }
+        win_per = await seamless_db.seamless_slips(
+            connection, {held[line.bet_id].slip_id for _, line in plan.paying}
+        )
+        seamless = [
+            held[line.bet_id] for _, line in plan.paying if held[line.bet_id].slip_id in win_per
+        ]
+        unheld = {(bet.operator_id, bet.player_id, bet.currency) for bet in seamless}
         credits = {a: amount for a, amount in plan.credits.items() if a not in unheld}
         credited = await db.credit_balances(connection, credits)
         before = {a: credited[a] - amount for a, amount in credits.items()}
@@ -298,7 +299,15 @@ class WalletConsumers:
         await db.mark_paid_many(connection, payment.paid, self._clock())
         if seamless:
             # owed in the payment's transaction: committed with it, or neither
-            await seamless_db.owe_settlement(connection, list(seamless))
+            by_slip: set[UUID] = set()
+            by_round: set[seamless_db.PlayerRound] = set()
+            for bet in seamless:
+                # a slip taken as 'round' in a round not cancelled: its player's round's win
+                if win_per[bet.slip_id] == "round" and rounds[bet.round_id].status != CANCELLED:
+                    by_round.add((bet.operator_id, bet.player_id, bet.round_id))
+                else:
+                    by_slip.add(bet.slip_id)
+            await seamless_db.owe_settlement(connection, by_slip, by_round)
         await self._append(connection, payment.runs, versions)
         # a transfer player's balance after its round's payment, for its last games
         await games_db.record_balances_after(connection, balances_after(payment.runs))

@@ -421,7 +421,8 @@ async def bets_for_payment(
     rows = await connection.fetch(
         # the columns in HeldBet's order
         "SELECT bet_id, operator_id, player_id, round_id, table_id, bet_type, stake, currency,"
-        " status FROM wallet_bets WHERE bet_id = ANY($1::uuid[]) ORDER BY bet_id FOR UPDATE",
+        " status, slip_id FROM wallet_bets WHERE bet_id = ANY($1::uuid[]) ORDER BY bet_id"
+        " FOR UPDATE",
         list(bet_ids),
     )
     return {row[0]: HeldBet._make(row) for row in rows}

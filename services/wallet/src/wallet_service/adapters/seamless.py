@@ -5,7 +5,7 @@ Every function takes the caller's connection: the caller owns the transaction.""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -224,27 +224,29 @@ async def record_seamless_slip(
 
 
 # ---------------------------------------------------------------------------- settlement
-async def seamless_bets(connection: asyncpg.Connection, bet_ids: Sequence[UUID]) -> set[UUID]:
-    """Which of these bets were taken from a seamless operator (their slip's bet was sent)."""
+async def seamless_slips(
+    connection: asyncpg.Connection, slip_ids: Collection[UUID]
+) -> dict[UUID, str]:
+    """Which of these slips were taken from a seamless operator (their bet call was
+    recorded), each with how its returns are owed: 'round' or 'slip'."""
     rows = await connection.fetch(
-        "SELECT b.bet_id FROM wallet_bets b JOIN operator_calls c"
-        " ON c.call_id = b.slip_id AND c.kind = 'bet' WHERE b.bet_id = ANY($1::uuid[])",
-        list(bet_ids),
+        "SELECT call_id, win_per FROM operator_calls"
+        " WHERE call_id = ANY($1::uuid[]) AND kind = 'bet'",
+        list(slip_ids),
     )
-    return {row[0] for row in rows}
+    return {row[0]: row[1] for row in rows}
 
 
-_OWE_SETTLEMENT = """
-WITH slips AS (
-    SELECT DISTINCT slip_id FROM wallet_bets WHERE bet_id = ANY($1::uuid[])
-), done AS (
+# one win per slip whose every bet is paid (its returns), or in a cancelled round one rollback
+_OWE_BY_SLIP = """
+WITH done AS (
     SELECT c.call_id AS slip_id, c.operator_id, c.player_id, c.round_id, c.table_id, c.token,
            c.currency, r.status AS round_status, sum(b.returned) AS returned
       FROM operator_calls c
-      JOIN slips s ON s.slip_id = c.call_id
       JOIN wallet_bets b ON b.slip_id = c.call_id
       JOIN wallet_rounds r ON r.round_id = c.round_id
-     WHERE c.kind = 'bet' AND c.status = 'ok' AND (c.win_per = 'slip' OR r.status = 'cancelled')
+     WHERE c.call_id = ANY($1::uuid[]) AND c.kind = 'bet' AND c.status = 'ok'
+       AND (c.win_per = 'slip' OR r.status = 'cancelled')
      GROUP BY c.call_id, r.status
     HAVING bool_and(b.status = 'paid')
 )
@@ -270,12 +272,11 @@ RETURNING call_id, kind, operator_id, player_id, round_id
 
 # one win per player and round (and currency) for slips taken as 'round': owed once no bet of
 # the player in the round is left unpaid; the returns of all of them, referencing the last
-_OWE_ROUND_WINS = """
+# slip, and closing the round (no bet of the player in it is left to pay)
+_OWE_BY_ROUND = """
 WITH touched AS (
-    SELECT DISTINCT c.operator_id, c.player_id, c.round_id
-      FROM wallet_bets b
-      JOIN operator_calls c ON c.call_id = b.slip_id AND c.kind = 'bet'
-     WHERE b.bet_id = ANY($1::uuid[]) AND c.win_per = 'round'
+    SELECT DISTINCT * FROM unnest($1::text[], $2::text[], $3::text[])
+        AS t(operator_id, player_id, round_id)
 ), complete AS (
     SELECT t.operator_id, t.player_id, t.round_id
       FROM touched t
@@ -302,9 +303,10 @@ WITH touched AS (
 )
 INSERT INTO operator_calls (call_id, kind, operator_id, player_id, round_id, table_id, slip_id,
                             transaction_uuid, reference_transaction_uuid, token, amount,
-                            currency, status, next_attempt_at, win_per)
+                            currency, status, next_attempt_at, win_per, round_closed)
 SELECT u.id, 'win', u.operator_id, u.player_id, u.round_id, u.table_id, u.slip_id,
-       u.id::text, u.slip_id::text, u.token, u.returned, u.currency, 'pending', now(), 'round'
+       u.id::text, u.slip_id::text, u.token, u.returned, u.currency, 'pending', now(), 'round',
+       true
   FROM (SELECT gen_random_uuid() AS id, r.* FROM rounds r) u
 -- owed once: the last slip's win; a repeated payment adds nothing
 ON CONFLICT (slip_id, kind) DO NOTHING
@@ -328,19 +330,39 @@ WITH owed AS (
 UPDATE operator_calls c SET round_closed = true FROM closing WHERE c.call_id = closing.call_id
 """
 
+PlayerRound = tuple[str, str, str]  # operator_id, player_id, round_id
 
-async def owe_settlement(connection: asyncpg.Connection, bet_ids: Sequence[UUID]) -> int:
-    """In the payment's transaction, once its bets are marked paid: for a slip taken as
-    'round', one win per player and round once every bet of the player in the round is paid
-    (the returns of them all, 0 for a loss); for one taken as 'slip', one win per slip whose
-    every bet is now paid (its returns); in a cancelled round one rollback per slip instead;
-    `round_closed` on the player's last win of the round. The number of calls owed."""
-    ids = list(bet_ids)
-    owed = [
-        *await connection.fetch(_OWE_SETTLEMENT, ids),
-        *await connection.fetch(_OWE_ROUND_WINS, ids),
+
+async def owe_settlement(
+    connection: asyncpg.Connection, by_slip: Collection[UUID], by_round: Collection[PlayerRound]
+) -> int:
+    """In the payment's transaction, once its bets are marked paid, for the seamless slips
+    whose bets it paid. `by_round`: the players and rounds of slips taken as 'round' (in a
+    round not cancelled): one win per player and round once every bet of the player in the
+    round is paid (the returns of them all, 0 for a loss), closing the round. `by_slip`: the
+    other slips: one win per slip whose every bet is now paid (its returns), or in a
+    cancelled round one rollback per slip; `round_closed` on the player's last win of the
+    round. The number of calls owed."""
+    by_round = list(by_round)
+    closed = (
+        await connection.fetch(
+            _OWE_BY_ROUND,
+            [p[0] for p in by_round],
+            [p[1] for p in by_round],
+            [p[2] for p in by_round],
+        )
+        if by_round
+        else []
+    )
+    owed = await connection.fetch(_OWE_BY_SLIP, list(by_slip)) if by_slip else []
+    # a slip's win closes the player's round unless a round's win of the same payment does
+    done = {(row["operator_id"], row["player_id"], row["round_id"]) for row in closed}
+    wins = [
+        row
+        for row in owed
+        if row["kind"] == "win"
+        and (row["operator_id"], row["player_id"], row["round_id"]) not in done
     ]
-    wins = [row for row in owed if row["kind"] == "win"]
     if wins:
         await connection.execute(
             _CLOSE_ROUNDS,
@@ -349,7 +371,7 @@ async def owe_settlement(connection: asyncpg.Connection, bet_ids: Sequence[UUID]
             [row["player_id"] for row in wins],
             [row["round_id"] for row in wins],
         )
-    return len(owed)
+    return len(closed) + len(owed)
 
 
 # ------------------------------------------------------------------------------ sending

@@ -72,6 +72,7 @@ class HeldBet(NamedTuple):
     stake: int
     currency: str
     status: str  # "placed" or "paid"
+    slip_id: UUID  # the slip it was placed in
 
 
 class HeldRound(NamedTuple):
