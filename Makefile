@@ -7,6 +7,9 @@ export TP_HOME TP_PG_PORT TP_PG_USER TP_PG_PASSWORD TP_KAFKA_PORT TP_KAFKA_CONTR
 TP_CREDENTIALS_DIR ?= $(abspath $(TP_HOME))/secrets
 export TP_CREDENTIALS_DIR
 
+# the test workers of `make test` (pytest-xdist), each test module in one of them
+TEST_WORKERS ?= 2
+
 UV := $(shell command -v uv 2>/dev/null || echo "$(HOME)/.local/bin/uv")
 STACK := deploy/local/stack.sh
 
@@ -39,8 +42,9 @@ logs: ## tail the logs of the local stack
 run: install up ## the main job: stack, services, simulated tables and players (ARGS="--tables 5")
 	@$(UV) run python -m teenpatti_tools.devrun $(ARGS)
 
-test: install up ## every test, against the real Postgres, Kafka and Redis
-	@$(UV) run pytest
+test: install up ## every test, against the real Postgres, Kafka and Redis: in $(TEST_WORKERS) workers side by side, then the chaos run alone
+	@$(UV) run pytest -n $(TEST_WORKERS) --dist loadfile -m "not chaos"
+	@$(UV) run pytest tests/chaos
 
 test-unit: install ## the fast tests of pure logic only
 	@$(UV) run pytest -m "not integration"

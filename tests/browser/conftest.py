@@ -8,7 +8,7 @@ Fixtures:
   the test says `@pytest.mark.viewport(1280, 900)`; every wait of a test carries a timeout.
 - `screenshot(page, name)`: the whole page as `$TP_HOME/artefacts/browser/<name>.png`
   (`.local/artefacts/browser/` by default), kept as a test artefact; returns its path.
-- `front` (module, tests/browser/system.py): the four services and the web front.
+- `front` (package, tests/browser/system.py): the four services and the web front.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """The system the browser tests drive: the four services and the web front as processes, on
-fresh databases and topics (`teenpatti_tools.devrun.isolated_system`), one per test module.
+fresh databases and topics (`teenpatti_tools.devrun.isolated_system`), one for the test
+package using it (all the browser tests; the web front's end-to-end tests).
 
     async def test_something(front: Front, page: Page) -> None:
         await front.studio.open_table("T1")
@@ -108,7 +109,7 @@ class Front:
         return dict(launched.json())
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 async def front(infrastructure: InfrastructureSettings) -> AsyncIterator[Front]:
     async with (
         isolated_system(

@@ -33,6 +33,8 @@ from wallet_service.config import WalletSettings
 
 from .report import REPORT
 
+TRIED: list[str] = []  # what the run's fuzz tests tried, for its summary
+
 STARTUP_TIMEOUT = 60.0
 REQUEST_TIMEOUT = 30.0
 
@@ -135,13 +137,28 @@ async def settlement_app(
         yield app, client
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport:
+    """What a test tried travels on its report: with test workers (pytest-xdist), the
+    reports reach the process that prints the summary; the workers' lists do not."""
+    report: pytest.TestReport = yield
+    if report.when == "teardown":
+        report.user_properties.extend(("fuzzing", block) for block in REPORT)
+        REPORT.clear()
+    return report
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    TRIED.extend(str(block) for name, block in report.user_properties if name == "fuzzing")
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    if not REPORT:
+    if not TRIED:
         return
     terminalreporter.section("fuzzing: inputs tried")
-    for block in REPORT:
+    for block in TRIED:
         terminalreporter.write_line(block)
     target = os.environ.get("TP_FUZZ_REPORT")
     if target:
         with open(target, "a", encoding="utf-8") as out:
-            out.write("\n".join(REPORT) + "\n")
+            out.write("\n".join(TRIED) + "\n")

@@ -9,8 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import random
-import socket
 import sys
 import time
 from collections.abc import AsyncIterator
@@ -27,6 +25,7 @@ from table_service.app import SERVICE
 from table_service.config import TableSettings
 from teenpatti.eventsourcing import AsyncpgEventStore, partition_for
 from teenpatti.migrations import migrate_service
+from teenpatti_tools.devrun import free_port
 
 from .helpers import (
     DEALER,
@@ -42,19 +41,6 @@ from .helpers import (
 
 BETTING_SECONDS = 4.0
 CARDS = ["QS", "7H", "QH", "7D", "2C", "9S"]
-
-
-def _free_port() -> int:
-    """A free port below the kernel's ephemeral range, where no outgoing connection can
-    take it between this check and the service's start."""
-    while True:
-        port = random.randrange(20_000, 32_000)
-        with socket.socket() as probe:
-            try:
-                probe.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
 
 
 def _environment(settings: TableSettings) -> dict[str, str]:
@@ -78,7 +64,7 @@ async def _instance(
     name: str, env: dict[str, str], log_dir: Path
 ) -> AsyncIterator[tuple[asyncio.subprocess.Process, httpx.AsyncClient]]:
     """The table service under uvicorn in a process of its own, once it is ready (/ready)."""
-    port = _free_port()
+    port = free_port()
     with (log_dir / f"{name}.log").open("ab") as log:
         process = await asyncio.create_subprocess_exec(
             sys.executable,

@@ -120,6 +120,17 @@ async def _play_closed(
     await wait_for_round(client, round_id, "sealed")
     await close_round(settings, client, round_id, cards)
     await _settle(settings, slips, _by_cards(cards))
+    # paid before the test's next slip: a balance after is the balance at its round's payment
+    headers = {"operator-1": OPERATOR_1, "operator-2": OPERATOR_2}
+
+    async def paid() -> bool:
+        for slip, operator in slips:
+            games = await _games(client, slip["player_id"], headers[operator])
+            if not any(g["round_id"] == round_id and g["returned"] is not None for g in games):
+                return False
+        return True
+
+    await eventually(paid, what=f"round {round_id} paid")
 
 
 async def _games(

@@ -226,12 +226,35 @@ SERVICE_OF_DATABASE = {
 
 
 def free_base_port(instances: int = 1) -> int:
-    """A base port whose service ports are all free, below the kernel's ephemeral range
-    (32768-60999), where no outgoing connection can take one before the services start."""
+    """A base port whose service ports are all free (`port_range`)."""
+    ports = port_range()
     while True:
-        base = random.randrange(20_000, 32_000 - 10 * instances)
+        base = random.randrange(ports.start, ports.stop - 10 * instances)
         if all(_port_free(s.port) for s in (*services(base, instances), web_front(base))):
             return base
+
+
+def free_port() -> int:
+    """A free port (`port_range`)."""
+    while True:
+        port = random.choice(port_range())
+        if _port_free(port):
+            return port
+
+
+def port_range() -> range:
+    """Where the processes started here take their ports: below the kernel's ephemeral range
+    (32768-60999), where no outgoing connection can take one before the process starts.
+    Tests run in parallel workers (pytest-xdist, which names each in PYTEST_XDIST_WORKER:
+    gw0, gw1...) each take their own share, so two never start processes on the same ports."""
+    low, high = 20_000, 32_000
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)
+    if worker.startswith("gw") and count > 1:
+        share = (high - low) // count
+        low += int(worker[2:]) * share
+        high = low + share
+    return range(low, high)
 
 
 def _port_free(port: int) -> bool:

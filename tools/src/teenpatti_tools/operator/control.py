@@ -11,6 +11,7 @@ folder, started, ready, stopped or killed).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import secrets
 import signal
@@ -165,10 +166,8 @@ class LaunchedOperator:
         """SIGKILL, as a crash (chaos): held calls are lost, applied ones are in its database.
         The whole process group: with `--workers` the server processes are the parent's
         children, which a SIGKILL of the parent alone leaves serving."""
-        try:
+        with contextlib.suppress(ProcessLookupError):  # the group is gone already
             os.killpg(self.process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass  # the group is gone already
         self.process.wait(timeout=30)
 
     async def restart(self) -> None:
