@@ -13,7 +13,7 @@ import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from uuid import UUID, uuid4
 
 import asyncpg
@@ -232,6 +232,48 @@ async def configure(
         )
 
 
+class Game(NamedTuple):
+    """A seamless game (`seamless_game`): the wallet's settings, the reference operator, a
+    client of the wallet, and one of the operator's players with its session token."""
+
+    settings: WalletSettings
+    operator: ReferenceOperator
+    client: httpx.AsyncClient
+    user: str
+    token: str
+
+
+@contextlib.asynccontextmanager
+async def seamless_game(
+    wallet_settings: WalletSettings,
+    keys: Keys,
+    operator_database: str,
+    round_id: str,
+    timeout: float = 2.0,
+    win_per: WinPer = WinPer.ROUND,
+) -> AsyncIterator[Game]:
+    """operator-1 seamless through the reference operator, the wallet running, `round_id`
+    open for betting, and a new player of the operator's."""
+    settings = seamless_settings(wallet_settings, keys)
+    async with (
+        reference_operator(operator_database, keys) as operator,
+        wallet(settings) as client,
+    ):
+        await configure(settings, operator, keys, timeout, win_per)
+        await open_round(settings, client, round_id)
+        user, token = await operator.player()
+        yield Game(settings, operator, client, user, token)
+
+
+async def bet_slip_of(settings: WalletSettings, user: str) -> str:
+    """The slip of the player's one bet call."""
+    async with database(settings) as connection:
+        slip_id = await connection.fetchval(
+            "SELECT slip_id FROM operator_calls WHERE kind = 'bet' AND player_id = $1", user
+        )
+    return str(slip_id)
+
+
 async def slip(
     client: httpx.AsyncClient,
     user: str,
@@ -382,14 +424,8 @@ async def test_every_bet_type_is_paid_exactly_and_a_loss_sends_a_zero_win_closin
 async def test_a_cancelled_round_rolls_every_bet_back(
     wallet_settings: WalletSettings, keys: Keys, operator_database: str
 ) -> None:
-    settings = seamless_settings(wallet_settings, keys)
-    async with (
-        reference_operator(operator_database, keys) as operator,
-        wallet(settings) as client,
-    ):
-        await configure(settings, operator, keys)
-        await open_round(settings, client, "T1-000002")
-        user, token = await operator.player()
+    async with seamless_game(wallet_settings, keys, operator_database, "T1-000002") as game:
+        settings, operator, client, user, token = game
         first = await slip(client, user, token, "T1-000002", [("player_a", 1_000)])
         second = await slip(client, user, token, "T1-000002", [("tie", 500), ("player_b", 300)])
         assert first.status_code == second.status_code == 201
@@ -415,27 +451,17 @@ async def test_a_cancelled_round_rolls_every_bet_back(
 async def test_a_bet_that_times_out_is_rolled_back_the_slip_refused_and_the_late_bet_refused(
     wallet_settings: WalletSettings, keys: Keys, operator_database: str
 ) -> None:
-    settings = seamless_settings(wallet_settings, keys)
-    async with (
-        reference_operator(operator_database, keys) as operator,
-        wallet(settings) as client,
-    ):
-        await configure(settings, operator, keys, timeout=0.5)
-        await open_round(settings, client, "T1-000003")
-        user, token = await operator.player()
+    async with seamless_game(
+        wallet_settings, keys, operator_database, "T1-000003", timeout=0.5
+    ) as game:
+        settings, operator, client, user, token = game
         # the bet is held past our timeout, then applied: after its rollback came
         await operator.faults({"kind": "timeout", "seconds": 2.0, "next": 1, "calls": ["bet"]})
         key = str(uuid4())
         refused = await slip(client, user, token, "T1-000003", [("player_a", 1_000)], key)
         assert refused.status_code == 503, refused.text
         assert refused.json()["code"] == "operator_unavailable"
-        async with database(settings) as connection:
-            slip_id = str(
-                await connection.fetchval(
-                    "SELECT slip_id FROM operator_calls WHERE kind = 'bet' AND player_id = $1",
-                    user,
-                )
-            )
+        slip_id = await bet_slip_of(settings, user)
         await call_done(settings, slip_id, "rollback")
         await operator.held_calls_applied()
         # the late bet met the rollback's tombstone: nothing moved
@@ -452,14 +478,10 @@ async def test_a_bet_that_times_out_is_rolled_back_the_slip_refused_and_the_late
 async def test_the_win_closing_a_round_waits_for_a_bet_of_the_round_still_unanswered(
     wallet_settings: WalletSettings, keys: Keys, operator_database: str
 ) -> None:
-    settings = seamless_settings(wallet_settings, keys)
-    async with (
-        reference_operator(operator_database, keys) as operator,
-        wallet(settings) as client,
-    ):
-        await configure(settings, operator, keys, timeout=2.0)
-        await open_round(settings, client, "T1-000009")
-        user, token = await operator.player()
+    async with seamless_game(
+        wallet_settings, keys, operator_database, "T1-000009", timeout=2.0
+    ) as game:
+        settings, operator, client, user, token = game
         taken = await slip(client, user, token, "T1-000009", [("player_a", 1_000)])
         assert taken.status_code == 201, taken.text
         # the player's second bet is held past our timeout: the round is settled meanwhile
@@ -493,14 +515,8 @@ async def test_the_win_closing_a_round_waits_for_a_bet_of_the_round_still_unansw
 async def test_a_win_answered_5xx_then_lost_is_retried_until_ok_and_paid_once(
     wallet_settings: WalletSettings, keys: Keys, operator_database: str
 ) -> None:
-    settings = seamless_settings(wallet_settings, keys)
-    async with (
-        reference_operator(operator_database, keys) as operator,
-        wallet(settings) as client,
-    ):
-        await configure(settings, operator, keys)
-        await open_round(settings, client, "T1-000004")
-        user, token = await operator.player()
+    async with seamless_game(wallet_settings, keys, operator_database, "T1-000004") as game:
+        settings, operator, client, user, token = game
         taken = await slip(client, user, token, "T1-000004", [("player_a", 1_000)])
         assert taken.status_code == 201, taken.text
         await operator.faults(
@@ -571,25 +587,13 @@ async def test_a_sender_step_that_hangs_on_the_database_is_given_up_and_the_win_
 async def test_a_bet_whose_answer_is_lost_after_it_was_applied_is_rolled_back_once(
     wallet_settings: WalletSettings, keys: Keys, operator_database: str
 ) -> None:
-    settings = seamless_settings(wallet_settings, keys)
-    async with (
-        reference_operator(operator_database, keys) as operator,
-        wallet(settings) as client,
-    ):
-        await configure(settings, operator, keys)
-        await open_round(settings, client, "T1-000008")
-        user, token = await operator.player()
+    async with seamless_game(wallet_settings, keys, operator_database, "T1-000008") as game:
+        settings, operator, client, user, token = game
         await operator.faults({"kind": "lost", "next": 1, "calls": ["bet"]})
         refused = await slip(client, user, token, "T1-000008", [("player_a", 1_000)])
         assert (refused.status_code, refused.json()["code"]) == (503, "operator_unavailable")
         assert refused.json()["reason"] == "http_status"
-        async with database(settings) as connection:
-            slip_id = str(
-                await connection.fetchval(
-                    "SELECT slip_id FROM operator_calls WHERE kind = 'bet' AND player_id = $1",
-                    user,
-                )
-            )
+        slip_id = await bet_slip_of(settings, user)
         await call_done(settings, slip_id, "rollback")
         # the debit the operator applied is undone once: its money adds up (checked on exit)
         assert await operator.balance(user) == FUNDS
@@ -600,14 +604,8 @@ async def test_a_bet_whose_answer_is_lost_after_it_was_applied_is_rolled_back_on
 async def test_a_win_refused_for_good_is_a_problem_for_a_person(
     wallet_settings: WalletSettings, keys: Keys, operator_database: str
 ) -> None:
-    settings = seamless_settings(wallet_settings, keys)
-    async with (
-        reference_operator(operator_database, keys) as operator,
-        wallet(settings) as client,
-    ):
-        await configure(settings, operator, keys)
-        await open_round(settings, client, "T1-000009")
-        user, token = await operator.player()
+    async with seamless_game(wallet_settings, keys, operator_database, "T1-000009") as game:
+        settings, operator, client, user, token = game
         taken = await slip(client, user, token, "T1-000009", [("player_a", 1_000)])
         assert taken.status_code == 201, taken.text
         await operator.faults(
@@ -652,26 +650,14 @@ async def test_a_win_refused_for_good_is_a_problem_for_a_person(
 async def test_a_wrong_signature_either_way_is_refused(
     wallet_settings: WalletSettings, keys: Keys, operator_database: str
 ) -> None:
-    settings = seamless_settings(wallet_settings, keys)
-    async with (
-        reference_operator(operator_database, keys) as operator,
-        wallet(settings) as client,
-    ):
-        await configure(settings, operator, keys)
-        await open_round(settings, client, "T1-000005")
-        user, token = await operator.player()
+    async with seamless_game(wallet_settings, keys, operator_database, "T1-000005") as game:
+        settings, operator, client, user, token = game
         # the operator's answer is not signed by its key: refused, the applied bet rolled back
         await operator.faults({"kind": "bad_signature", "next": 1, "calls": ["bet"]})
         refused = await slip(client, user, token, "T1-000005", [("player_a", 1_000)])
         assert (refused.status_code, refused.json()["code"]) == (502, "bad_operator_answer")
         assert refused.json()["reason"] == "wrong_signature"
-        async with database(settings) as connection:
-            slip_id = str(
-                await connection.fetchval(
-                    "SELECT slip_id FROM operator_calls WHERE kind = 'bet' AND player_id = $1",
-                    user,
-                )
-            )
+        slip_id = await bet_slip_of(settings, user)
         await call_done(settings, slip_id, "rollback")
         assert await operator.balance(user) == FUNDS
 
@@ -694,14 +680,10 @@ async def test_a_wrong_signature_either_way_is_refused(
 async def test_an_abandoned_pending_slip_is_refused_and_rolled_back_by_recovery(
     wallet_settings: WalletSettings, keys: Keys, operator_database: str
 ) -> None:
-    settings = seamless_settings(wallet_settings, keys)
-    async with (
-        reference_operator(operator_database, keys) as operator,
-        wallet(settings) as client,
-    ):
-        await configure(settings, operator, keys, timeout=0.5)
-        await open_round(settings, client, "T1-000007")
-        user, token = await operator.player()
+    async with seamless_game(
+        wallet_settings, keys, operator_database, "T1-000007", timeout=0.5
+    ) as game:
+        settings, operator, _client, user, token = game
         # an instance crashed after recording the slip pending and sending its bet: the bet
         # reached the operator, the answer was never recorded
         slip_id, key = uuid4(), str(uuid4())
