@@ -23,7 +23,7 @@ from teenpatti.eventsourcing import (
     kafka_producer,
     partition_for,
 )
-from teenpatti.eventsourcing.consumer import NotYetError, parked_events
+from teenpatti.eventsourcing.consumer import BatchHandler, NotYetError, parked_events
 from teenpatti.settings import InfrastructureSettings
 
 from .sample_events import counted, registry
@@ -67,14 +67,42 @@ async def run_until_handled(
 ) -> None:
     """Run the consumer until `count` effects are recorded and its offsets are committed past
     `records` records (default: `count`, one effect per record)."""
+    total = count if records is None else records
+    options = infrastructure.kafka_options()
+
+    async def handled() -> bool:
+        return await _count_is(pool, count) and await _offsets_reach(
+            options, topic, runtime.name, total
+        )
+
+    await run_until(runtime, handled)
+
+
+def consumer(
+    pool: asyncpg.Pool,
+    infrastructure: InfrastructureSettings,
+    topic: str,
+    name: str,
+    handler: BatchHandler,
+    **options: Any,
+) -> KafkaEventConsumer:
+    """A consumer of `topic` in the group `name`."""
+    return KafkaEventConsumer(
+        pool,
+        name=name,
+        topics=[topic],
+        bootstrap_servers=infrastructure.kafka_options(),
+        handler=handler,
+        **options,
+    )
+
+
+async def run_until(runtime: KafkaEventConsumer, condition: Callable[[], Awaitable[bool]]) -> None:
+    """Run the consumer until `condition` holds, then stop it."""
     stop = asyncio.Event()
     task = asyncio.create_task(runtime.run(stop))
-    total = count if records is None else records
     try:
-        await eventually(lambda: _count_is(pool, count))
-        await eventually(
-            lambda: _offsets_reach(infrastructure.kafka_options(), topic, runtime.name, total)
-        )
+        await eventually(condition)
     finally:
         stop.set()
         await asyncio.wait_for(task, timeout=30)
@@ -176,21 +204,10 @@ async def test_poison_events_are_parked_and_the_partition_moves_on(
     for value in [*bad_records, json.dumps(good).encode()]:
         await producer.send_and_wait(topic, value, key=b"T1")
 
-    runtime = KafkaEventConsumer(
-        pool,
-        name="poison-test",
-        topics=[topic],
-        bootstrap_servers=infrastructure.kafka_options(),
-        handler=strict_handler,
-        retry_backoff_seconds=0.01,
+    runtime = consumer(
+        pool, infrastructure, topic, "poison-test", strict_handler, retry_backoff_seconds=0.01
     )
-    stop = asyncio.Event()
-    task = asyncio.create_task(runtime.run(stop))
-    try:
-        await eventually(lambda: _count_is(pool, 1))
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, timeout=30)
+    await run_until(runtime, lambda: _count_is(pool, 1))
 
     parked = await pool.fetch("SELECT error FROM parked_events ORDER BY kafka_offset")
     errors = [row[0] for row in parked]
@@ -238,13 +255,8 @@ async def test_an_event_before_what_it_depends_on_is_tried_again_never_parked(
             raise NotYetError("what this event depends on is not there yet")
         await record_effect(connection, envelopes)
 
-    runtime = KafkaEventConsumer(
-        pool,
-        name="not-yet-test",
-        topics=[topic],
-        bootstrap_servers=infrastructure.kafka_options(),
-        handler=early,
-        retry_backoff_seconds=0.01,
+    runtime = consumer(
+        pool, infrastructure, topic, "not-yet-test", early, retry_backoff_seconds=0.01
     )
     await run_until_handled(runtime, pool, infrastructure, topic, 3)
 
@@ -272,13 +284,8 @@ async def test_an_event_that_waits_in_vain_is_parked_and_the_others_go_on(
             raise NotYetError("round-1 never comes")
         await record_effect(connection, envelopes)
 
-    runtime = KafkaEventConsumer(
-        pool,
-        name="waits-in-vain",
-        topics=[topic],
-        bootstrap_servers=infrastructure.kafka_options(),
-        handler=never_for_one,
-        wait_seconds=1.5,
+    runtime = consumer(
+        pool, infrastructure, topic, "waits-in-vain", never_for_one, wait_seconds=1.5
     )
     await run_until_handled(runtime, pool, infrastructure, topic, 2, records=3)
 
@@ -301,20 +308,8 @@ async def test_a_redelivered_event_is_applied_once(
     envelope = await _envelope(store, counted(3))
     for _ in range(3):
         await producer.send_and_wait(topic, envelope.to_json_bytes(), key=b"T1")
-    runtime = KafkaEventConsumer(
-        pool,
-        name="dedup",
-        topics=[topic],
-        bootstrap_servers=infrastructure.kafka_options(),
-        handler=strict_handler,
-    )
-    stop = asyncio.Event()
-    task = asyncio.create_task(runtime.run(stop))
-    try:
-        await eventually(lambda: _seen(runtime, 3))
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, timeout=30)
+    runtime = consumer(pool, infrastructure, topic, "dedup", strict_handler)
+    await run_until(runtime, lambda: _seen(runtime, 3))
 
     assert (runtime.stats.handled, runtime.stats.duplicates) == (1, 2)
     assert await effects(pool) == {str(envelope.event_id): 1}
@@ -344,20 +339,8 @@ async def test_an_older_schema_version_is_upcast(
             event = registry.decode_envelope(envelope)
             await connection.execute("INSERT INTO colours VALUES ($1)", event.colour)  # type: ignore[attr-defined]
 
-    runtime = KafkaEventConsumer(
-        pool,
-        name="upcast",
-        topics=[topic],
-        bootstrap_servers=infrastructure.kafka_options(),
-        handler=remember_colour,
-    )
-    stop = asyncio.Event()
-    task = asyncio.create_task(runtime.run(stop))
-    try:
-        await eventually(lambda: _seen(runtime, 1))
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, timeout=30)
+    runtime = consumer(pool, infrastructure, topic, "upcast", remember_colour)
+    await run_until(runtime, lambda: _seen(runtime, 1))
 
     assert await pool.fetchval("SELECT colour FROM colours") == "unknown"
 
@@ -383,14 +366,7 @@ async def test_a_poll_over_several_partitions_is_one_transaction_in_partition_or
         batches.append((await connection.fetchval("SELECT txid_current()"), envelopes))
         await record_effect(connection, envelopes)
 
-    runtime = KafkaEventConsumer(
-        pool,
-        name="batch-test",
-        topics=[topic],
-        bootstrap_servers=infrastructure.kafka_options(),
-        handler=batch,
-        max_records=1000,
-    )
+    runtime = consumer(pool, infrastructure, topic, "batch-test", batch, max_records=1000)
     await run_until_handled(runtime, pool, infrastructure, topic, 140)
 
     assert set((await effects(pool)).values()) == {1}
@@ -433,13 +409,7 @@ async def test_an_action_after_commit_runs_once_each_transaction_has_committed(
         await record_effect(connection, envelopes)
         return after(envelopes)
 
-    runtime = KafkaEventConsumer(
-        pool,
-        name="after-commit-test",
-        topics=[topic],
-        bootstrap_servers=infrastructure.kafka_options(),
-        handler=batch,
-    )
+    runtime = consumer(pool, infrastructure, topic, "after-commit-test", batch)
     await run_until_handled(runtime, pool, infrastructure, topic, 140)
 
     assert sum(seen_committed) == 140, "each action saw all of its events committed"
@@ -472,15 +442,7 @@ async def test_records_it_may_pass_over_take_no_transaction_and_their_offsets_mo
 
     for name, batches in (("skips-batch", True), ("skips-single", False)):
         await pool.execute("TRUNCATE effects")
-        runtime = KafkaEventConsumer(
-            pool,
-            name=name,
-            topics=[topic],
-            bootstrap_servers=infrastructure.kafka_options(),
-            handler=batch,
-            batches=batches,
-            skips=even,
-        )
+        runtime = consumer(pool, infrastructure, topic, name, batch, batches=batches, skips=even)
         await run_until_handled(runtime, pool, infrastructure, topic, 70, records=140)
         handled = await effects(pool)
         assert set(handled) == odd and set(handled.values()) == {1}, name
@@ -510,12 +472,12 @@ async def test_records_whose_headers_name_a_type_to_pass_over_are_not_read(
     garbled = [("event_type", b"ChipCounted"), ("schema_version", b"two")]
     await producer.send_and_wait(topic, b"nor this", key=b"T1", headers=garbled)
 
-    runtime = KafkaEventConsumer(
+    runtime = consumer(
         pool,
-        name="skips-unread",
-        topics=[topic],
-        bootstrap_servers=infrastructure.kafka_options(),
-        handler=record_effect,
+        infrastructure,
+        topic,
+        "skips-unread",
+        record_effect,
         skips_type=lambda event_type, version: (event_type, version) == ("ChipCounted", 2),
     )
     await run_until_handled(runtime, pool, infrastructure, topic, 0, records=13)
