@@ -248,7 +248,7 @@ class SeamlessWallet:
                 if isinstance(error, UnknownRoundError):
                     raise
                 refusal = error
-                await calls.store_refusal(
+                await db.store_answer(
                     connection,
                     config.operator_id,
                     idempotency_key,
@@ -319,7 +319,7 @@ class SeamlessWallet:
             refusal = verdict.refusal
             if verdict.roll_back:
                 await calls.owe_rollback_of_bet(connection, pending.slip_id)
-            await calls.store_refusal(
+            await db.store_answer(
                 connection, operator_id, key, _status_of(refusal), _refusal_body(refusal)
             )
         log.info("seamless slip %s refused: %s", pending.slip_id, refusal.detail)
@@ -585,7 +585,7 @@ class SeamlessWallet:
                     answered_at=None,
                 )
                 await calls.owe_rollback_of_bet(connection, row["call_id"])
-                await calls.store_refusal(
+                await db.store_answer(
                     connection,
                     row["operator_id"],
                     row["idempotency_key"],

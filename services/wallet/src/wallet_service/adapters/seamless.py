@@ -475,23 +475,6 @@ async def abandoned_bets(
     return rows
 
 
-async def store_refusal(
-    connection: asyncpg.Connection,
-    operator_id: str,
-    key: str,
-    status_code: int,
-    response: dict[str, Any],
-) -> None:
-    await connection.execute(
-        "UPDATE wallet_idempotency SET status_code = $3, response = $4::json"
-        " WHERE operator_id = $1 AND key = $2",
-        operator_id,
-        key,
-        status_code,
-        json.dumps(response, default=str),
-    )
-
-
 # ------------------------------------------------------------------------------ problems
 async def failed_calls(connection: asyncpg.Connection, limit: int) -> list[asyncpg.Record]:
     rows: list[asyncpg.Record] = await connection.fetch(
