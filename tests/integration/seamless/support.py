@@ -1,9 +1,8 @@
 """What the seamless wallet's integration tests share: the round they play and how
-settlement settles it, and a free port for the reference operator."""
+settlement settles it."""
 
 from __future__ import annotations
 
-import socket
 from typing import Any
 from uuid import UUID
 
@@ -14,12 +13,6 @@ from tests.integration.wallet.helpers import send
 from wallet_service.config import WalletSettings
 
 CARDS = ["AS", "2D", "AH", "3C", "KD", "9S"]  # player A: a pair of aces; B: 9 high
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 async def settle(

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +37,7 @@ from teenpatti.seamless.signing import (
     sign,
     verify,
 )
+from teenpatti_tools.devrun import free_port
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -272,9 +272,7 @@ async def test_a_status_other_than_200_is_no_answer(
 
 
 async def test_a_server_not_listening_is_a_connection_error(client: OperatorWalletClient) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()  # nothing listens on it
     outcome = await client.bet(_config(f"http://127.0.0.1:{port}"), BET)
     assert isinstance(outcome, NoAnswer)
     assert outcome.reason == "connection"

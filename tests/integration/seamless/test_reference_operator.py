@@ -28,10 +28,10 @@ from teenpatti.seamless.signing import (
     sign,
     verify,
 )
+from teenpatti_tools.devrun import free_port
 from teenpatti_tools.operator.app import ADMIN_TOKEN_HEADER, OperatorServerConfig, create_app
 from teenpatti_tools.operator.control import launched
 from teenpatti_tools.operator.faults import FaultPlan
-from tests.integration.seamless.support import free_port
 
 ADMIN_TOKEN = "test-admin-token"
 INR = "INR"

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -29,6 +28,7 @@ from teenpatti.seamless.signing import (
 )
 from teenpatti.settings import InfrastructureSettings
 from teenpatti_tools.databases import create_database, drop_database
+from teenpatti_tools.devrun import free_port
 from teenpatti_tools.operator.app import ADMIN_TOKEN_HEADER, OperatorServerConfig
 from teenpatti_tools.operator.app import create_app as create_operator_app
 from tests.integration.wallet.helpers import (
@@ -91,7 +91,7 @@ async def open_session(
 
 
 def ticket_of(opened: dict[str, Any]) -> str:
-    return parse_qs(urlsplit(opened["launch_url"]).query)["ticket"][0]
+    return str(parse_qs(urlsplit(opened["launch_url"]).query)["ticket"][0])
 
 
 async def launch(client: httpx.AsyncClient, opened: dict[str, Any]) -> dict[str, str]:
@@ -403,9 +403,7 @@ async def reference_operator(
             admin_token=OPERATOR_ADMIN_TOKEN,
         )
     )
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = int(probe.getsockname()[1])
+    port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     serving = asyncio.create_task(server.serve())
     try:

@@ -36,9 +36,10 @@ from teenpatti.seamless.signing import (
 )
 from teenpatti.settings import InfrastructureSettings
 from teenpatti_tools.databases import create_database, drop_database
+from teenpatti_tools.devrun import free_port
 from teenpatti_tools.operator.control import LaunchedOperator, launched
 from teenpatti_tools.operator.faults import FaultPlan, FaultSwitch
-from tests.integration.seamless.support import CARDS, free_port, settle
+from tests.integration.seamless.support import CARDS, settle
 from tests.integration.wallet.helpers import (
     OPERATOR_1,
     OPERATOR_2,

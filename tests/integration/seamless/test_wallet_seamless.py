@@ -37,8 +37,9 @@ from teenpatti.seamless.signing import (
 )
 from teenpatti.settings import InfrastructureSettings
 from teenpatti_tools.databases import create_database, drop_database
+from teenpatti_tools.devrun import free_port
 from teenpatti_tools.operator.app import ADMIN_TOKEN_HEADER, OperatorServerConfig, create_app
-from tests.integration.seamless.support import CARDS, free_port
+from tests.integration.seamless.support import CARDS
 from tests.integration.seamless.support import settle as settle_slips
 from tests.integration.wallet.helpers import (
     OPERATOR_1,
