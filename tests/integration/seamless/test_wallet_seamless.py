@@ -251,7 +251,6 @@ async def seamless_game(
     operator_database: str,
     round_id: str,
     timeout: float = 2.0,
-    win_per: WinPer = WinPer.ROUND,
 ) -> AsyncIterator[Game]:
     """operator-1 seamless through the reference operator, the wallet running, `round_id`
     open for betting, and a new player of the operator's."""
@@ -260,7 +259,7 @@ async def seamless_game(
         reference_operator(operator_database, keys) as operator,
         wallet(settings) as client,
     ):
-        await configure(settings, operator, keys, timeout, win_per)
+        await configure(settings, operator, keys, timeout)
         await open_round(settings, client, round_id)
         user, token = await operator.player()
         yield Game(settings, operator, client, user, token)
