@@ -35,3 +35,29 @@ def test_imports_nothing_but_the_runtime(module: str) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout.splitlines()[-1]) == []
+
+
+def test_the_independent_operator_shares_no_code_with_the_product() -> None:
+    # tests/counterparts: written from the protocol text alone, so that a mistake made on
+    # both sides (a header name, an amount scaled twice) cannot pass unseen
+    probe = (
+        "import tests.counterparts.hub88_operator, json, sys\n"
+        "top_level = {name.partition('.')[0] for name in sys.modules}\n"
+        "print(json.dumps(sorted(top_level)))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    loaded = set(json.loads(result.stdout.splitlines()[-1]))
+    product = {
+        "teenpatti",
+        "teenpatti_tools",
+        "table_service",
+        "scanner_gateway",
+        "wallet_service",
+        "settlement_service",
+        "web_service",
+    }
+    assert loaded & product == set()
+    assert "cryptography" in loaded  # it signs and verifies on its own

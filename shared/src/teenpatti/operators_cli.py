@@ -1,5 +1,6 @@
 """`teenpatti operators`: set, list and show each operator's wallet configuration (the
-wallet database's `operators` table; docs/operators.md, "Seamless mode").
+wallet database's `operators` table; docs/operators.md, "Seamless mode"), and resend a
+failed owed call (`operator_calls`).
 
 An operator without a configuration is a transfer wallet. The wallet reads a change within
 TP_SEAMLESS_CONFIG_CACHE_SECONDS, without a restart.
@@ -11,6 +12,7 @@ import argparse
 import getpass
 import json
 import os
+import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
@@ -73,6 +75,20 @@ def add_operators_parser(commands: Any) -> None:
     listing.add_argument("--json", action="store_true", help="write a JSON array")
     show = actions.add_parser("show", help="show one operator's configuration as JSON")
     show.add_argument("operator", metavar="OPERATOR")
+    resend = actions.add_parser(
+        "resend",
+        help="send a failed win or rollback again, once its cause is fixed (recorded)",
+        description=(
+            "A win or rollback owed to a seamless operator that retrying could not deliver"
+            " (`failed_operator_call` on the wallet's GET /problems) is owed again from now,"
+            " with the same transaction_uuid, so the operator applies it at most once. Who"
+            " resent it, why, and what it had come to are recorded."
+        ),
+    )
+    resend.add_argument("call_id", metavar="CALL_ID", help="the call's id (the problem's call_id)")
+    resend.add_argument("--reason", required=True, help="why it can now be delivered")
+    resend.add_argument("--by", metavar="NAME", help="who resends it (default: $USER)")
+    resend.add_argument("--json", action="store_true", help="write a JSON object")
 
 
 _OPTIONS = {
@@ -105,6 +121,22 @@ def run_operators(args: argparse.Namespace, out: TextIO) -> int:
         by = _by(args.by)
         row = with_wallet(dsn, database, lambda c: _set(c, args.operator, changes, by))
         out.write(json.dumps(row, indent=2) + "\n" if args.json else _line(row) + "\n")
+        return 0
+    if args.action == "resend":
+        call_id = _call_id(args.call_id)
+        reason = args.reason.strip()
+        if not 1 <= len(reason) <= 1000:
+            raise OperatorsUsageError("say why with --reason TEXT (1 to 1,000 characters)")
+        by = _by(args.by)
+        resent = with_wallet(dsn, database, lambda c: _resend(c, call_id, reason, by))
+        if args.json:
+            out.write(json.dumps(resent, indent=2) + "\n")
+        else:
+            out.write(
+                f"{resent['kind']} {resent['transaction_uuid']} to {resent['operator_id']}"
+                f" is owed again from now (was failed after {resent['attempts_before']}"
+                f" attempt(s): {resent['error_before']}); resent by {by}\n"
+            )
         return 0
     if args.action == "list":
         rows = with_wallet(dsn, database, _all)
@@ -154,6 +186,65 @@ async def _set(
     found = await _one(connection, operator_id)
     assert found is not None
     return found
+
+
+def _call_id(given: str) -> uuid.UUID:
+    try:
+        return uuid.UUID(given)
+    except ValueError:
+        raise OperatorsUsageError(f"{given!r} is not a call id (a UUID)") from None
+
+
+async def _resend(
+    connection: asyncpg.Connection, call_id: uuid.UUID, reason: str, by: str
+) -> dict[str, Any]:
+    """The failed call owed again, due now, its count of bad answers reset; recorded."""
+    async with connection.transaction():
+        row = await connection.fetchrow(
+            "SELECT call_id, kind, status, operator_id, player_id, round_id, transaction_uuid,"
+            " attempts, answer_status, error FROM operator_calls WHERE call_id = $1 FOR UPDATE",
+            call_id,
+        )
+        if row is None:
+            raise OperatorsUsageError(f"no call {call_id} in the wallet database")
+        if row["kind"] == "bet":
+            raise OperatorsUsageError(
+                f"call {call_id} is a bet: a bet is never sent again (its slip was refused)"
+            )
+        if row["status"] != "failed":
+            raise OperatorsUsageError(
+                f"the {row['kind']} {call_id} is {row['status']}, not failed: only a failed"
+                " win or rollback is sent again"
+            )
+        await connection.execute(
+            "INSERT INTO operator_call_resends (call_id, reason, resent_by, attempts_before,"
+            " answer_status_before, error_before) VALUES ($1, $2, $3, $4, $5, $6)",
+            call_id,
+            reason,
+            by,
+            row["attempts"],
+            row["answer_status"],
+            row["error"],
+        )
+        await connection.execute(
+            "UPDATE operator_calls SET status = 'pending', next_attempt_at = now(),"
+            " bad_answers = 0, finished_at = NULL WHERE call_id = $1",
+            call_id,
+        )
+    return {
+        "call_id": str(call_id),
+        "kind": row["kind"],
+        "operator_id": row["operator_id"],
+        "player_id": row["player_id"],
+        "round_id": row["round_id"],
+        "transaction_uuid": row["transaction_uuid"],
+        "status": "pending",
+        "attempts_before": row["attempts"],
+        "answer_status_before": row["answer_status"],
+        "error_before": row["error"],
+        "resent_by": by,
+        "reason": reason,
+    }
 
 
 _SELECT = "SELECT operator_id, config::text AS config, updated_at, updated_by FROM operators"

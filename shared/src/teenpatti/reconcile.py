@@ -15,6 +15,10 @@ A call and a transaction are matched by `transaction_uuid`. What each of our cal
   rollback settles it;
 - `pending`: still being sent, a difference until it ends;
 - `failed`: a win or rollback retrying could not deliver, a difference for a person.
+A win or rollback must name the bet ours names, and a win close the player's round as ours
+does. From the operator's list alone: no `transaction_uuid` applied twice, and every bet
+ended exactly once (a win or rollback naming it, or the first win closing its player's
+round while it is open), unless our side still has it in play.
 Each side is read over the range widened by `--margin-seconds`, so that a call near an edge
 of the range, timed a little differently on each side, is still matched; a difference is
 listed when the record it is about lies in the range.
@@ -35,7 +39,7 @@ from teenpatti.seamless.hub88 import AmountError, to_protocol
 
 EXIT_OK, EXIT_DIFFERENCES = 0, 1
 CSV_COLUMNS = ("transaction_uuid", "kind", "user", "round", "amount", "currency", "created_at")
-CSV_OPTIONAL = ("reference_transaction_uuid", "tombstone")
+CSV_OPTIONAL = ("reference_transaction_uuid", "tombstone", "round_closed")
 KINDS = frozenset(["bet", "win", "rollback"])
 
 
@@ -57,6 +61,8 @@ class OurCall:
     reference_transaction_uuid: str | None
     created_at: datetime
     undone: bool = False  # a bet whose slip has a rollback
+    round_closed: bool = False
+    in_play: bool = False  # a bet whose slip has a bet not paid yet: it may still be open
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +78,7 @@ class TheirTransaction:
     reference_transaction_uuid: str | None
     created_at: datetime
     tombstone: bool = False
+    round_closed: bool | None = None  # None: the operator's list does not say
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +114,9 @@ def compare(
 ) -> Reconciliation:
     """Every difference between our calls and the operator's transactions about a record of
     [since, until); both sides read over a wider range so that edges match."""
-    by_uuid = {t.transaction_uuid: t for t in theirs}
+    by_uuid: dict[str, TheirTransaction] = {}
+    for applied in theirs:
+        by_uuid.setdefault(applied.transaction_uuid, applied)
     ours_by_uuid = {c.transaction_uuid: c for c in ours}
     differences: list[Difference] = []
 
@@ -141,6 +150,9 @@ def compare(
     for their in theirs:
         if since <= their.created_at < until and their.transaction_uuid not in ours_by_uuid:
             differ("missing_here", None, their, "applied by the operator, never sent by us")
+    for problem, their, why in _ledger_problems(theirs, ours_by_uuid):
+        if since <= their.created_at < until:
+            differ(problem, ours_by_uuid.get(their.transaction_uuid), their, why)
     return Reconciliation(
         len(counted_ours), sum(since <= t.created_at < until for t in theirs), differences
     )
@@ -166,7 +178,61 @@ def _mismatch(
             return "amount_mismatch", "a tombstone beside the bet it rolls back"
     if expected is not None and expected != their.amount:
         return "amount_mismatch", f"ours {expected}, theirs {their.amount} (protocol units)"
+    if (
+        call.kind != "bet"
+        and their.reference_transaction_uuid is not None  # a CSV may leave it out
+        and call.reference_transaction_uuid != their.reference_transaction_uuid
+    ):
+        return (
+            "reference_mismatch",
+            f"ours names the bet {call.reference_transaction_uuid},"
+            f" theirs {their.reference_transaction_uuid}",
+        )
+    if call.kind == "win" and their.round_closed not in (None, call.round_closed):
+        return (
+            "round_closed_mismatch",
+            f"ours round_closed {str(call.round_closed).lower()},"
+            f" theirs {str(their.round_closed).lower()}",
+        )
     return None
+
+
+def _ledger_problems(
+    theirs: Sequence[TheirTransaction], ours: Mapping[str, OurCall]
+) -> Iterable[tuple[str, TheirTransaction, str]]:
+    """What the operator's list shows on its own: a transaction_uuid applied more than once,
+    and each bet ended other than exactly once (a win or rollback naming it, or the first
+    win closing its player's round, which ends the round's bets still open)."""
+    seen: dict[str, int] = {}
+    for their in theirs:
+        seen[their.transaction_uuid] = seen.get(their.transaction_uuid, 0) + 1
+        if seen[their.transaction_uuid] == 2:
+            times = sum(t.transaction_uuid == their.transaction_uuid for t in theirs)
+            yield "applied_twice", their, f"the operator applied it {times} times"
+    ordered = sorted(theirs, key=lambda t: t.created_at)
+    bets = {t.transaction_uuid: t for t in ordered if t.kind == "bet"}
+    ends: dict[str, list[str]] = {uuid: [] for uuid in bets}
+    for their in ordered:
+        if their.kind == "bet" or their.tombstone:
+            continue
+        named = their.reference_transaction_uuid
+        if named in ends:
+            ends[named].append(f"{their.kind} {their.transaction_uuid}")
+        if their.kind == "win" and their.round_closed:
+            for uuid, bet in bets.items():
+                if (
+                    uuid != named
+                    and not ends[uuid]
+                    and (bet.user, bet.round) == (their.user, their.round)
+                    and bet.created_at <= their.created_at
+                ):
+                    ends[uuid].append(f"the round closed by win {their.transaction_uuid}")
+    for uuid, bet in bets.items():
+        call = ours.get(uuid)
+        if len(ends[uuid]) > 1:
+            yield "bet_ended_twice", bet, "ended by " + " and ".join(ends[uuid])
+        elif not ends[uuid] and not (call is not None and call.in_play):
+            yield "bet_not_ended", bet, "no win, rollback or round close ends it"
 
 
 # ------------------------------------------------------------------------------ the CLI
@@ -290,6 +356,13 @@ def _their(row: Mapping[str, Any], where: str) -> TheirTransaction:
                 raise ValueError(f"tombstone {tombstone!r} is not true or false")
             tombstone = tombstone.lower() == "true"
         reference = row.get("reference_transaction_uuid") or None
+        round_closed = row.get("round_closed")
+        if isinstance(round_closed, str):
+            if round_closed.lower() not in ("", "true", "false"):
+                raise ValueError(f"round_closed {round_closed!r} is not true or false")
+            round_closed = None if round_closed == "" else round_closed.lower() == "true"
+        if round_closed is not None and not isinstance(round_closed, bool):
+            raise ValueError(f"round_closed {round_closed!r} is not true or false")
         return TheirTransaction(
             transaction_uuid=str(row["transaction_uuid"]),
             kind=kind,
@@ -300,6 +373,7 @@ def _their(row: Mapping[str, Any], where: str) -> TheirTransaction:
             reference_transaction_uuid=None if reference is None else str(reference),
             created_at=created.astimezone(UTC),
             tombstone=bool(tombstone),
+            round_closed=round_closed,
         )
     except KeyError as error:
         raise ReconcileUsageError(f"{where}: no {error.args[0]}") from None
@@ -369,7 +443,11 @@ SELECT c.transaction_uuid, c.kind, c.player_id, c.round_id,
        c.reference_transaction_uuid, c.created_at,
        (c.kind = 'bet' AND EXISTS (SELECT 1 FROM operator_calls r
                                     WHERE r.slip_id = c.slip_id AND r.kind = 'rollback'))
-           AS undone
+           AS undone,
+       c.round_closed,
+       (c.kind = 'bet' AND EXISTS (SELECT 1 FROM wallet_bets b
+                                    WHERE b.slip_id = c.slip_id AND b.status <> 'paid'))
+           AS in_play
   FROM operator_calls c
   LEFT JOIN operator_calls bet ON c.kind = 'rollback' AND bet.call_id = c.slip_id
  WHERE c.operator_id = $1 AND c.created_at >= $2 AND c.created_at < $3
@@ -407,4 +485,6 @@ def _ours(rows: Iterable[Mapping[str, Any]]) -> Iterable[OurCall]:
             reference_transaction_uuid=row["reference_transaction_uuid"],
             created_at=row["created_at"].astimezone(UTC),
             undone=bool(row["undone"]),
+            round_closed=bool(row["round_closed"]),
+            in_play=bool(row["in_play"]),
         )

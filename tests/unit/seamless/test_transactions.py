@@ -88,8 +88,66 @@ def test_each_kind_of_difference_is_named() -> None:
             ("failed_here", "failed"),
             ("refused_here_applied_there", "refused"),
             ("missing_here", "only-theirs"),
+            # the operator's list on its own: bets it holds that nothing ended
+            ("bet_not_ended", "only-theirs"),
+            ("bet_not_ended", "amount"),
+            ("bet_not_ended", "kind"),
+            ("bet_not_ended", "user"),
+            ("bet_not_ended", "refused"),
         ]
     )
+
+
+def test_a_uuid_applied_twice_another_bet_named_and_round_closed_differing_are_named() -> None:
+    calls = [
+        ours("s1"),
+        ours("s2"),
+        ours("w1", "win", 2_000_000, reference_transaction_uuid="s2", round_closed=True),
+        ours("r1", "rollback", 1_000_000, reference_transaction_uuid="s1"),
+    ]
+    later = T0 + timedelta(seconds=1)
+    applied = [
+        theirs("s1"),
+        theirs("s2"),
+        # the win applied against the other bet, without closing the round
+        theirs("w1", "win", 2_000_000, reference_transaction_uuid="s1", created_at=later),
+        theirs("w1", "win", 2_000_000, reference_transaction_uuid="s1", created_at=later),
+        theirs("r1", "rollback", 1_000_000, reference_transaction_uuid="s1", created_at=later),
+    ]
+    applied[2:4] = [replace(t, round_closed=False) for t in applied[2:4]]
+    assert sorted(problems(calls, applied)) == sorted(
+        [
+            ("reference_mismatch", "w1"),
+            ("applied_twice", "w1"),
+            ("bet_ended_twice", "s1"),
+            ("bet_not_ended", "s2"),
+        ]
+    )
+
+
+def test_a_closing_win_ends_the_open_bets_of_its_round_and_only_those() -> None:
+    later, last = T0 + timedelta(seconds=1), T0 + timedelta(seconds=2)
+    calls = [
+        ours("s1"),
+        ours("s2"),
+        ours("w", "win", 0, reference_transaction_uuid="s2", round_closed=True),
+        ours("r1", "rollback", 1_000_000, reference_transaction_uuid="s1"),
+    ]
+    closing = theirs("w", "win", 0, reference_transaction_uuid="s2", round_closed=True)
+    # the round's closing win ends s1 too: a rollback of s1 after it ends s1 a second time
+    applied = [
+        theirs("s1"),
+        theirs("s2"),
+        replace(closing, created_at=later),
+        theirs("r1", "rollback", 1_000_000, reference_transaction_uuid="s1", created_at=last),
+    ]
+    assert problems(calls, applied) == [("bet_ended_twice", "s1")]
+    # the rollback first, then the closing win: each bet ended once
+    applied[2:] = [replace(applied[3], created_at=later), replace(closing, created_at=last)]
+    assert problems(calls, applied) == []
+    # a bet of ours still in play may be open at the operator
+    assert problems([ours("s3", in_play=True)], [theirs("s3")]) == []
+    assert problems([ours("s3")], [theirs("s3")]) == [("bet_not_ended", "s3")]
 
 
 def test_a_bet_undone_by_its_rollback_may_be_on_either_side_and_a_tombstone_matches() -> None:
@@ -146,6 +204,17 @@ def test_the_csv_format_is_read_and_bad_files_are_named(tmp_path: Path) -> None:
     )
     with pytest.raises(ReconcileUsageError, match="kind 'deposit'"):
         read_csv(naive)
+    closing = tmp_path / "closing.csv"
+    closing.write_text(
+        "transaction_uuid,kind,user,round,amount,currency,created_at,round_closed\n"
+        "w1,win,p1,T1-1,0,INR,2026-12-02T09:00:00Z,true\n"
+        "w2,win,p1,T1-1,0,INR,2026-12-02T09:00:00Z,\n"
+        "w3,win,p1,T1-1,0,INR,2026-12-02T09:00:00Z,yes\n"
+    )
+    with pytest.raises(ReconcileUsageError, match=r"closing.csv:4: round_closed 'yes'"):
+        read_csv(closing)
+    closing.write_text("\n".join(closing.read_text().splitlines()[:3]) + "\n")
+    assert [t.round_closed for t in read_csv(closing)] == [True, None]
 
 
 def test_reconcile_times_are_dates_or_times_with_an_offset() -> None:

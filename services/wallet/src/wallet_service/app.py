@@ -22,6 +22,7 @@ from teenpatti.events.catalog import (
 )
 from teenpatti.kernel import Consumption, Kernel, Refusal, Service, Wiring
 from teenpatti.migrations import MigrationSet
+from teenpatti.observability.metrics import SEAMLESS_OWED_CALL_AGE, SEAMLESS_OWED_CALLS
 
 from .config import WalletSettings
 from .consumers import WalletConsumers
@@ -29,6 +30,7 @@ from .domain.betting import WalletError
 from .entrypoints import router
 from .game_entrypoints import router as game_router
 from .handlers import REFUSAL_STATUS, Wallet
+from .seamless import owed_call_age_gauges, owed_call_gauges
 from .session_entrypoints import router as session_router
 from .transaction_entrypoints import router as transaction_router
 
@@ -61,7 +63,11 @@ async def wire(kernel: Kernel[WalletSettings]) -> Wiring:
         components=wallet,
         # the wins and rollbacks owed to seamless operators, and abandoned slips' recovery
         tasks={"seamless-sender": wallet.seamless.run},
-        problems={"operator_calls": wallet.seamless.failed_call_problems},
+        problems={"operator_calls": wallet.seamless.owed_call_problems},
+        gauges={
+            SEAMLESS_OWED_CALLS: lambda: owed_call_gauges(kernel.pool),
+            SEAMLESS_OWED_CALL_AGE: lambda: owed_call_age_gauges(kernel.pool),
+        },
         on_stop=[wallet.seamless.close],
     )
 

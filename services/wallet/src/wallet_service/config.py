@@ -97,6 +97,15 @@ class WalletSettings(InfrastructureSettings):
         " refusing abandoned slips): past it the step is given up, logged and tried again,"
         " so that a connection that stops answering cannot hold the owed calls back.",
     )
+    seamless_lease_margin_seconds: float = Field(
+        default=1.5,
+        gt=0.5,
+        le=600,
+        description="An owed win or rollback claimed by an instance is leased for its"
+        " operator's call timeout plus this: room to record the answer. If the instance dies"
+        " with the call in flight, another instance sends it again once the lease runs out"
+        " (4.5 s at the default 3 s timeout), with the same `transaction_uuid`.",
+    )
     seamless_recovery_margin_seconds: float = Field(
         default=10.0,
         gt=0,

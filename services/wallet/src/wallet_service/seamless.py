@@ -71,6 +71,9 @@ from .domain.seamless import (
 
 log = logging.getLogger(__name__)
 
+# an operator's call timeout when the sender has not read its configuration yet
+_DEFAULT_TIMEOUT = float(OperatorConfig.model_fields["timeout_seconds"].default)
+
 Clock = Callable[[], datetime]
 _T = TypeVar("_T")
 
@@ -104,6 +107,13 @@ class OperatorConfigs:
         )
         self._cache[operator_id] = (now, config)
         return config
+
+    def timeouts(self) -> dict[str, float]:
+        """The call timeout of each operator read so far (however long ago: for an owed
+        call's lease, where a stale value costs at most a second attempt in flight)."""
+        return {
+            operator_id: config.timeout_seconds for operator_id, (_, config) in self._cache.items()
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -461,10 +471,14 @@ class SeamlessWallet:
         return self._pool.acquire(timeout=self._settings.seamless_sender_step_seconds)
 
     async def _claim(self, limit: int) -> list[asyncpg.Record]:
-        # the lease: the longest attempt (timeout) and room to record it
-        lease = 60.0 + self._settings.seamless_recovery_margin_seconds
         async with self._connection() as connection, connection.transaction():
-            return await calls.claim_due(connection, limit, lease)
+            return await calls.claim_due(
+                connection,
+                limit,
+                timeouts=self.configs.timeouts(),
+                default_timeout=_DEFAULT_TIMEOUT,
+                lease_margin_seconds=self._settings.seamless_lease_margin_seconds,
+            )
 
     async def _record(self, ended: list[calls.Attempt]) -> list[calls.Attempt]:
         """Record the attempts that ended, in one statement; those not recorded (the step
@@ -497,8 +511,8 @@ class SeamlessWallet:
                 )
             else:
                 # the client ends the attempt within the operator's timeout; this bounds the
-                # rest (signing, reading) too
-                async with asyncio.timeout(config.timeout_seconds + 1.0):
+                # rest (signing, reading) too, well inside the call's lease
+                async with asyncio.timeout(config.timeout_seconds + 0.5):
                     outcome = await self._call(config, row)
             verdict = judge_owed(
                 outcome,
@@ -597,33 +611,72 @@ class SeamlessWallet:
         return len(abandoned)
 
     # ------------------------------------------------------------------------- problems
-    async def failed_call_problems(self, pool: asyncpg.Pool, limit: int) -> list[Problem]:
+    async def owed_call_problems(self, pool: asyncpg.Pool, limit: int) -> list[Problem]:
+        """Every owed win or rollback a person should see: `failed_operator_call` (retrying
+        cannot deliver it: `teenpatti operators resend` once the cause is fixed) and
+        `overdue_operator_call` (still retried, not RS_OK past its time)."""
         async with pool.acquire() as connection:
-            rows = await calls.failed_calls(connection, limit)
-        return [
-            Problem(
-                kind="failed_operator_call",
-                detail=f"the {row['kind']} {row['transaction_uuid']} owed to operator"
-                f" {row['operator_id']} (player {row['player_id']}, slip {row['slip_id']}) will"
-                f" not be retried: {row['error']}",
-                since=row["finished_at"],
-                table_id=row["table_id"],
-                round_id=row["round_id"],
-                facts={
-                    "call_id": str(row["call_id"]),
-                    "kind": row["kind"],
-                    "operator_id": row["operator_id"],
-                    "player_id": row["player_id"],
-                    "slip_id": str(row["slip_id"]),
-                    "transaction_uuid": row["transaction_uuid"],
-                    "amount": None if row["amount"] is None else int(row["amount"]),
-                    "currency": row["currency"],
-                    "attempts": int(row["attempts"]),
-                    "answer_status": row["answer_status"],
-                },
-            )
-            for row in rows
-        ]
+            rows = await calls.unsettled_calls(connection, limit)
+        return [_call_problem(row) for row in rows]
+
+
+def _call_problem(row: asyncpg.Record) -> Problem:
+    failed = row["status"] == FAILED
+    age = float(row["age_seconds"])
+    what = (
+        f"the {row['kind']} {row['transaction_uuid']} owed to operator {row['operator_id']}"
+        f" (player {row['player_id']}, slip {row['slip_id']})"
+    )
+    detail = (
+        f"{what} will not be retried: {row['error']}; once the cause is fixed:"
+        f" teenpatti operators resend {row['call_id']} --reason ... --by ..."
+        if failed
+        else f"{what} is not RS_OK after {age:.0f} s and {row['attempts']} attempt(s): "
+        + (row["error"] or "waiting for the player's other calls of the round")
+    )
+    return Problem(
+        kind="failed_operator_call" if failed else "overdue_operator_call",
+        detail=detail,
+        since=row["finished_at"] if failed else row["created_at"],
+        table_id=row["table_id"],
+        round_id=row["round_id"],
+        facts={
+            "call_id": str(row["call_id"]),
+            "kind": row["kind"],
+            "status": row["status"],
+            "operator_id": row["operator_id"],
+            "player_id": row["player_id"],
+            "slip_id": str(row["slip_id"]),
+            "transaction_uuid": row["transaction_uuid"],
+            "amount": None if row["amount"] is None else int(row["amount"]),
+            "currency": row["currency"],
+            "round_closed": bool(row["round_closed"]),
+            "attempts": int(row["attempts"]),
+            "age_seconds": int(age),
+            "answer_status": row["answer_status"],
+            "next_attempt_at": (
+                None if row["next_attempt_at"] is None else row["next_attempt_at"].isoformat()
+            ),
+        },
+    )
+
+
+async def owed_call_gauges(pool: asyncpg.Pool) -> dict[tuple[str, ...], float]:
+    """`teenpatti_seamless_owed_calls{operator, state}`: pending, overdue, failed."""
+    async with pool.acquire() as connection:
+        rows = await calls.owed_call_counts(connection)
+    return {
+        (row["operator_id"], state): float(row[state])
+        for row in rows
+        for state in ("pending", "overdue", "failed")
+    }
+
+
+async def owed_call_age_gauges(pool: asyncpg.Pool) -> dict[tuple[str, ...], float]:
+    """`teenpatti_seamless_owed_call_age_seconds{operator}`: the oldest not yet RS_OK."""
+    async with pool.acquire() as connection:
+        rows = await calls.owed_call_counts(connection)
+    return {(row["operator_id"],): float(row["oldest_seconds"]) for row in rows}
 
 
 async def _pause(stopping: asyncio.Event, seconds: float) -> None:

@@ -217,6 +217,20 @@ SETTLEMENT_HELD_ROUNDS = GaugeFamily(
     " /problems), by kind of problem.",
     ("kind",),
 )
+SEAMLESS_OWED_CALLS = GaugeFamily(
+    "teenpatti_seamless_owed_calls",
+    "Wins and rollbacks owed to a seamless operator and not yet answered RS_OK, by operator"
+    " and state: pending (still retried), overdue (pending past the operator's timeout and"
+    " backoff; counted in pending too), failed (retrying cannot deliver it: a person resends"
+    " it). Read from the wallet database.",
+    ("operator", "state"),
+)
+SEAMLESS_OWED_CALL_AGE = GaugeFamily(
+    "teenpatti_seamless_owed_call_age_seconds",
+    "The age of the oldest win or rollback owed to a seamless operator and not yet answered"
+    " RS_OK (pending or failed), by operator; absent when none is.",
+    ("operator",),
+)
 DB_POOL_CONNECTIONS = GaugeFamily(
     "teenpatti_db_pool_connections",
     "Connections of this instance's Postgres pool, by state (in_use, idle).",

@@ -293,6 +293,11 @@ WITH touched AS (
       JOIN operator_calls c ON c.round_id = t.round_id AND c.operator_id = t.operator_id
                            AND c.player_id = t.player_id
      WHERE c.kind = 'bet' AND c.status = 'ok' AND c.win_per = 'round'
+       -- only a slip we took: a bet the operator accepted after betting closed is ours to
+       -- roll back, and a win naming it would be refused (operator-wallet.md, semantics 5)
+       AND EXISTS (SELECT 1 FROM wallet_bets b WHERE b.slip_id = c.call_id)
+       AND NOT EXISTS (SELECT 1 FROM operator_calls r WHERE r.slip_id = c.call_id
+                                                       AND r.kind = 'rollback')
 ), rounds AS (
     SELECT DISTINCT ON (operator_id, player_id, round_id, currency)
            operator_id, player_id, round_id, currency, table_id, token, call_id AS slip_id,
@@ -377,22 +382,28 @@ async def owe_settlement(
 # ------------------------------------------------------------------------------ sending
 _CLAIM_DUE = """
 WITH due AS (
-    SELECT c.call_id FROM operator_calls c
+    SELECT c.call_id, c.operator_id FROM operator_calls c
      WHERE c.status = 'pending' AND c.kind <> 'bet' AND c.next_attempt_at <= now()
        -- the player's last transaction of the round goes once the others are through: its
-       -- other wins and rollbacks, and its bets still waiting for an answer (whose rollback,
-       -- if one is owed, must not come after the round is closed)
+       -- other wins, its bets still waiting for an answer (whose rollback, if one is owed,
+       -- must not come after the round is closed), and every rollback of its round until
+       -- RS_OK: one that failed waits for a person's resend (operator-wallet.md, semantics 5)
        AND NOT (c.round_closed AND EXISTS (
             SELECT 1 FROM operator_calls o WHERE o.round_id = c.round_id
                AND o.operator_id = c.operator_id AND o.player_id = c.player_id
-               AND o.status = 'pending' AND o.call_id <> c.call_id))
+               AND o.call_id <> c.call_id
+               AND (o.status = 'pending' OR (o.kind = 'rollback' AND o.status <> 'ok'))))
      ORDER BY c.next_attempt_at
      LIMIT $1
        FOR UPDATE SKIP LOCKED
 )
 UPDATE operator_calls c SET attempts = c.attempts + 1,
-       next_attempt_at = now() + make_interval(secs => $2)
-  FROM due WHERE c.call_id = due.call_id
+       -- the lease: the operator's call timeout as the sender knows it (else $2) and room
+       -- to record the answer
+       next_attempt_at = now() + make_interval(secs => coalesce(t.timeout, $2) + $3)
+  FROM due LEFT JOIN unnest($4::text[], $5::float8[]) AS t(operator_id, timeout)
+       ON t.operator_id = due.operator_id
+ WHERE c.call_id = due.call_id
 RETURNING c.call_id, c.kind, c.operator_id, c.player_id, c.round_id, c.slip_id,
           c.transaction_uuid, c.reference_transaction_uuid, c.token, c.amount, c.currency,
           c.round_closed, c.attempts, c.bad_answers
@@ -400,12 +411,26 @@ RETURNING c.call_id, c.kind, c.operator_id, c.player_id, c.round_id, c.slip_id,
 
 
 async def claim_due(
-    connection: asyncpg.Connection, limit: int, lease_seconds: float
+    connection: asyncpg.Connection,
+    limit: int,
+    *,
+    timeouts: dict[str, float],
+    default_timeout: float,
+    lease_margin_seconds: float,
 ) -> list[asyncpg.Record]:
-    """Claim owed calls that are due: each is leased (its next attempt pushed past the
-    lease), so no other instance sends it while this one does, and it is due again if this
-    one dies."""
-    rows: list[asyncpg.Record] = await connection.fetch(_CLAIM_DUE, limit, lease_seconds)
+    """Claim owed calls that are due: each is leased for its operator's call timeout
+    (`timeouts`, else `default_timeout`) plus the margin, its next attempt pushed past the
+    lease, so no other instance sends it while this one does, and it is due again soon
+    after if this one dies. The timeouts come from the caller: the claim reads no other
+    table, so nothing but `operator_calls` can hold it up."""
+    rows: list[asyncpg.Record] = await connection.fetch(
+        _CLAIM_DUE,
+        limit,
+        default_timeout,
+        lease_margin_seconds,
+        list(timeouts),
+        list(timeouts.values()),
+    )
     return rows
 
 
@@ -476,13 +501,53 @@ async def abandoned_bets(
 
 
 # ------------------------------------------------------------------------------ problems
-async def failed_calls(connection: asyncpg.Connection, limit: int) -> list[asyncpg.Record]:
+# An owed call is overdue once it is older than its operator's timeout plus the first
+# backoff and an attempt has ended without RS_OK, or older than the timeout plus the longest
+# backoff whatever happened (a closing win held back by its round's other calls, say).
+_OVERDUE = """
+c.status = 'pending' AND c.kind <> 'bet'
+AND c.created_at < now() - make_interval(secs => coalesce((o.config->>'timeout_seconds')::float8,
+    3.0) + coalesce((o.config->>'base_backoff_seconds')::float8, 0.5))
+AND (c.error IS NOT NULL OR c.created_at < now() - make_interval(
+    secs => coalesce((o.config->>'timeout_seconds')::float8, 3.0)
+            + coalesce((o.config->>'max_backoff_seconds')::float8, 60.0)))
+"""
+
+_UNSETTLED_COLUMNS = """
+c.call_id, c.kind, c.status, c.operator_id, c.player_id, c.round_id, c.table_id, c.slip_id,
+c.transaction_uuid, c.amount, c.currency, c.attempts, c.answer_status, c.error, c.created_at,
+c.finished_at, c.next_attempt_at, c.round_closed,
+extract(epoch FROM now() - c.created_at)::float8 AS age_seconds
+"""
+
+
+async def unsettled_calls(connection: asyncpg.Connection, limit: int) -> list[asyncpg.Record]:
+    """The owed wins and rollbacks a person should see: every failed one, and every pending
+    one overdue; oldest first."""
     rows: list[asyncpg.Record] = await connection.fetch(
-        "SELECT call_id, kind, operator_id, player_id, round_id, table_id, slip_id,"
-        " transaction_uuid, amount, currency, attempts, answer_status, error, finished_at"
-        " FROM operator_calls WHERE status = 'failed' AND kind <> 'bet'"
-        " ORDER BY finished_at DESC LIMIT $1",
+        f"(SELECT {_UNSETTLED_COLUMNS} FROM operator_calls c"
+        " LEFT JOIN operators o ON o.operator_id = c.operator_id"
+        " WHERE c.status = 'failed' AND c.kind <> 'bet')"
+        f" UNION ALL (SELECT {_UNSETTLED_COLUMNS} FROM operator_calls c"
+        f" LEFT JOIN operators o ON o.operator_id = c.operator_id WHERE {_OVERDUE})"
+        " ORDER BY created_at LIMIT $1",
         limit,
+    )
+    return rows
+
+
+async def owed_call_counts(connection: asyncpg.Connection) -> list[asyncpg.Record]:
+    """Per operator, the owed wins and rollbacks not yet RS_OK: pending (overdue among
+    them), failed, and the age in seconds of the oldest of them."""
+    rows: list[asyncpg.Record] = await connection.fetch(
+        "SELECT c.operator_id,"
+        " count(*) FILTER (WHERE c.status = 'pending') AS pending,"
+        f" count(*) FILTER (WHERE {_OVERDUE}) AS overdue,"
+        " count(*) FILTER (WHERE c.status = 'failed') AS failed,"
+        " extract(epoch FROM now() - min(c.created_at))::float8 AS oldest_seconds"
+        " FROM operator_calls c LEFT JOIN operators o ON o.operator_id = c.operator_id"
+        " WHERE c.status IN ('pending', 'failed') AND c.kind <> 'bet'"
+        " GROUP BY c.operator_id"
     )
     return rows
 
