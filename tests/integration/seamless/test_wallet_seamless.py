@@ -59,7 +59,7 @@ from tests.integration.wallet.helpers import (
 )
 from wallet_service.app import SERVICE
 from wallet_service.config import WalletSettings
-from wallet_service.seamless import OperatorConfigs
+from wallet_service.operators import OperatorConfigs
 
 
 # ------------------------------------------------------------------------------ the tests

@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from teenpatti.eventsourcing import CommitOrderError, ConcurrencyError
-from wallet_service.handlers import COMMIT_ORDER_ATTEMPTS, _in_commit_order
+from wallet_service.adapters.postgres import COMMIT_ORDER_ATTEMPTS
+from wallet_service.adapters.postgres import in_commit_order as _in_commit_order
 
 
 class Transaction:

@@ -27,6 +27,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -123,6 +124,7 @@ class Ledger:
     # slips that got no answer within `patience` (headers, body), to ask again at the end
     unanswered: list[tuple[dict[str, str], dict[str, Any]]] = field(default_factory=list)
     resumed: int = 0  # rounds the supervisor resumed after the table paused them
+    last_moment: int = 0  # slips sent a moment before betting closed
     # bet id -> (player, stake) of every bet the wallet accepted (answered 201)
     accepted: dict[str, tuple[str, int]] = field(default_factory=dict)
 
@@ -160,8 +162,12 @@ class Studio:
         print_line: Callable[[str], None] = print,
         patience: float = 30.0,
         seamless: SeamlessOperator | None = None,
+        last_moment: float = 0.0,
     ) -> None:
         self.endpoints = endpoints
+        # the chance, each round, that a player sends one more slip a moment before betting
+        # closes: it races the close (a seamless operator's answer may come after it)
+        self.last_moment = last_moment
         self.table_ids = [f"T{n:02d}" for n in range(1, tables + 1)]
         # players are new on every run, so the money check covers exactly this run
         run = uuid.uuid4().hex[:6]
@@ -324,6 +330,11 @@ class Studio:
                 if kind == "RoundOpened":
                     self.dealt[payload["round_id"]] = []
                     self._spawn(self.place_bets(table_id, payload["round_id"]))
+                    if self.random.random() < self.last_moment:
+                        closes_at = datetime.fromisoformat(payload["betting_closes_at"])
+                        self._spawn(
+                            self.place_last_moment(table_id, payload["round_id"], closes_at)
+                        )
                 elif kind == "BettingClosed":
                     self._spawn(self.deal(table_id, payload["round_id"], stop))
                 elif kind == "CardDealt":
@@ -399,28 +410,39 @@ class Studio:
     async def place_bets(self, table_id: str, round_id: str) -> None:
         bettors = self.random.sample(self.players, k=max(1, len(self.players) // 3))
         for player in bettors:
-            bets: list[dict[str, Any]] = [
-                {"bet_type": bet, "stake": self.random.randrange(1_000, 50_001, 500)}
-                for bet in self.random.sample(BET_TYPES, k=self.random.randint(1, 3))
-            ]
-            headers = {"X-Api-Key": player.key, "Idempotency-Key": str(uuid.uuid4())}
-            if player.seamless:
-                # the player's own request, never with the operator's key
-                session = await self.session(player, table_id)
-                headers = {
-                    "Authorization": f"Session {session}",
-                    "Idempotency-Key": headers["Idempotency-Key"],
-                }
-            slip = {
-                "player_id": player.player_id,
-                "round_id": round_id,
-                "currency": CURRENCY,
-                "bets": bets,
+            await self.place_slip(player, table_id, round_id)
+
+    async def place_last_moment(self, table_id: str, round_id: str, closes_at: datetime) -> None:
+        """One slip sent 0.1 to 0.4 s before betting closes (on this machine's clock)."""
+        player = self.random.choice(self.players)
+        lead = self.random.uniform(0.1, 0.4)
+        await asyncio.sleep(max(0.0, (closes_at - datetime.now(UTC)).total_seconds() - lead))
+        self.ledger.last_moment += 1
+        await self.place_slip(player, table_id, round_id)
+
+    async def place_slip(self, player: Player, table_id: str, round_id: str) -> None:
+        bets: list[dict[str, Any]] = [
+            {"bet_type": bet, "stake": self.random.randrange(1_000, 50_001, 500)}
+            for bet in self.random.sample(BET_TYPES, k=self.random.randint(1, 3))
+        ]
+        headers = {"X-Api-Key": player.key, "Idempotency-Key": str(uuid.uuid4())}
+        if player.seamless:
+            # the player's own request, never with the operator's key
+            session = await self.session(player, table_id)
+            headers = {
+                "Authorization": f"Session {session}",
+                "Idempotency-Key": headers["Idempotency-Key"],
             }
-            try:
-                await self.send_slip(headers, slip)
-            except RuntimeError:
-                self.ledger.unanswered.append((headers, slip))
+        slip = {
+            "player_id": player.player_id,
+            "round_id": round_id,
+            "currency": CURRENCY,
+            "bets": bets,
+        }
+        try:
+            await self.send_slip(headers, slip)
+        except RuntimeError:
+            self.ledger.unanswered.append((headers, slip))
 
     async def send_slip(self, headers: dict[str, str], slip: dict[str, Any]) -> None:
         for _ in range(50):

@@ -28,9 +28,10 @@ from .config import WalletSettings
 from .consumers import WalletConsumers
 from .domain.betting import WalletError
 from .entrypoints import router
+from .errors import status_of
 from .game_entrypoints import router as game_router
-from .handlers import REFUSAL_STATUS, Wallet
-from .seamless import owed_call_age_gauges, owed_call_gauges
+from .handlers import Wallet
+from .sender import owed_call_age_gauges, owed_call_gauges
 from .session_entrypoints import router as session_router
 from .transaction_entrypoints import router as transaction_router
 
@@ -62,13 +63,13 @@ async def wire(kernel: Kernel[WalletSettings]) -> Wiring:
         },
         components=wallet,
         # the wins and rollbacks owed to seamless operators, and abandoned slips' recovery
-        tasks={"seamless-sender": wallet.seamless.run},
-        problems={"operator_calls": wallet.seamless.owed_call_problems},
+        tasks={"seamless-sender": wallet.sender.run},
+        problems={"operator_calls": wallet.sender.owed_call_problems},
         gauges={
             SEAMLESS_OWED_CALLS: lambda: owed_call_gauges(kernel.pool),
             SEAMLESS_OWED_CALL_AGE: lambda: owed_call_age_gauges(kernel.pool),
         },
-        on_stop=[wallet.seamless.close],
+        on_stop=[wallet.operators.close],
     )
 
 
@@ -80,12 +81,8 @@ SERVICE = Service(
     emits=WALLET_EVENTS,
     routers=[router, session_router, transaction_router, game_router],
     wire=wire,
-    # each refusal with its code and the status of docs/services.md
-    errors={
-        WalletError: Refusal(
-            status=lambda error: REFUSAL_STATUS.get(cast(WalletError, error).code, 422)
-        )
-    },
+    # each refusal with its code and its status, declared in errors.py
+    errors={WalletError: Refusal(status=lambda error: status_of(cast(WalletError, error)))},
 )
 
 

@@ -24,8 +24,9 @@ from teenpatti.http import ProblemError
 from teenpatti.kernel.dependencies import Operator, provide
 
 from .domain.betting import SlipLine
-from .handlers import Slip, Wallet
+from .handlers import Wallet
 from .session_auth import OperatorOrPlayer, placement
+from .slips import Slip
 
 # letters, digits and . _ @ - ; no ":" (it separates operator and player in stream ids)
 PLAYER_ID_PATTERN = r"^[A-Za-z0-9._@-]+$"

@@ -4,108 +4,35 @@ entries and events (appended with `connection=`) commit together or not at all."
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
-from uuid import UUID, uuid4
+from uuid import UUID
 
 import asyncpg
 
-from teenpatti.events.catalog import BetsPlaced, FundsDeposited, FundsWithdrawn
-from teenpatti.eventsourcing import AsyncpgEventStore, CommitOrderError
+from teenpatti.events.catalog import FundsDeposited, FundsWithdrawn
+from teenpatti.eventsourcing import AsyncpgEventStore
 
 from .adapters import postgres as db
 from .config import WalletSettings
 from .domain.betting import (
-    AboveMaximumError,
     BalanceLimitError,
-    BelowMinimumError,
-    BettingClosedError,
-    CurrencyNotAcceptedError,
-    ExposureLimitError,
-    IdempotencyKeyReusedError,
-    InsufficientFundsError,
-    InvalidBetError,
+    InvalidCursorError,
     LedgerEntry,
-    SlipLine,
     TransferIdReusedError,
     UnknownBetError,
     UnknownRoundError,
-    WalletError,
-    check_exposure,
     check_funds,
-    check_slip_shape,
-    fingerprint,
-    validate_slip,
 )
-from .domain.seamless import SEAMLESS_REFUSAL_STATUS, SeamlessOperatorError
-from .domain.sessions import SessionMismatchError
+from .domain.seamless import SeamlessOperatorError
 from .games import GameRecall
-from .seamless import SeamlessSlip, SeamlessWallet
-from .sessions import PlayerSessions, UnknownSessionError
+from .operators import OperatorWallets
+from .sender import OwedCallSender
+from .sessions import PlayerSessions
+from .slips import Slip, Slips
 
 Clock = Callable[[], datetime]
-
-
-class InvalidCursorError(WalletError):
-    code = "invalid_cursor"
-
-
-# The HTTP status of each refusal (docs/services.md, wallet)
-REFUSAL_STATUS: dict[str, int] = {
-    UnknownRoundError.code: 404,
-    UnknownBetError.code: 404,
-    BettingClosedError.code: 409,
-    InsufficientFundsError.code: 409,
-    CurrencyNotAcceptedError.code: 422,
-    BelowMinimumError.code: 422,
-    AboveMaximumError.code: 422,
-    ExposureLimitError.code: 422,
-    InvalidBetError.code: 422,
-    IdempotencyKeyReusedError.code: 422,
-    TransferIdReusedError.code: 422,
-    BalanceLimitError.code: 422,
-    InvalidCursorError.code: 422,
-    UnknownSessionError.code: 404,
-    SessionMismatchError.code: 422,
-}
-
-# a seamless operator's refusals (domain/seamless.py)
-REFUSAL_STATUS.update(SEAMLESS_REFUSAL_STATUS)
-
-_REFUSALS: dict[str, type[WalletError]] = {
-    cls.code: cls
-    for cls in (
-        BettingClosedError,
-        InsufficientFundsError,
-        CurrencyNotAcceptedError,
-        BelowMinimumError,
-        AboveMaximumError,
-        ExposureLimitError,
-        InvalidBetError,
-    )
-}
-
-
-@dataclass(frozen=True, slots=True)
-class Slip:
-    player_id: str
-    round_id: str
-    currency: str
-    lines: tuple[SlipLine, ...]
-    # a seamless operator's session token of the player; not part of the slip's identity
-    token: str | None = None
-
-    def fingerprint(self) -> str:
-        return fingerprint(
-            {
-                "player_id": self.player_id,
-                "round_id": self.round_id,
-                "currency": self.currency,
-                "bets": [{"bet_type": b.bet_type, "stake": b.stake} for b in self.lines],
-            }
-        )
 
 
 class Wallet:
@@ -120,13 +47,14 @@ class Wallet:
     ) -> None:
         self._pool = pool
         self._store = store
-        self._grace = timedelta(milliseconds=settings.betting_grace_ms)
-        self._max_bets = settings.max_bets_per_slip
-        self._clock = clock
         # the player sessions (sessions.py): the player's routes resolve through them
         self.sessions = PlayerSessions(pool, settings, clock)
-        # a seamless operator's slips, and the wins and rollbacks owed to it (seamless.py)
-        self.seamless = SeamlessWallet(pool, store, settings, clock)
+        # operators' configurations and the client of seamless operators' wallets
+        self.operators = OperatorWallets(pool, settings)
+        # slips of both wallet modes (slips.py)
+        self.slips = Slips(pool, store, settings, self.operators, clock)
+        # the wins and rollbacks owed to seamless operators, and abandoned slips (sender.py)
+        self.sender = OwedCallSender(pool, settings, self.operators, clock)
         # a player's last games and a round's stakes (games.py)
         self.games = GameRecall(pool)
 
@@ -134,19 +62,19 @@ class Wallet:
     async def deposit(
         self, operator_id: str, player_id: str, transfer_id: str, currency: str, amount: int
     ) -> dict[str, Any]:
-        if (await self.seamless.configs.get(operator_id)).seamless:
+        if (await self.operators.configs.get(operator_id)).seamless:
             # withdrawals stay open: balances from its transfer days can still be paid out
             raise SeamlessOperatorError(
                 f"operator {operator_id} is seamless: its players' money stays with it"
             )
-        return await _in_commit_order(
+        return await db.in_commit_order(
             lambda: self._transfer("deposit", operator_id, player_id, transfer_id, currency, amount)
         )
 
     async def withdraw(
         self, operator_id: str, player_id: str, transfer_id: str, currency: str, amount: int
     ) -> dict[str, Any]:
-        return await _in_commit_order(
+        return await db.in_commit_order(
             lambda: self._transfer(
                 "withdrawal", operator_id, player_id, transfer_id, currency, amount
             )
@@ -235,133 +163,7 @@ class Wallet:
     async def place_slip(
         self, operator_id: str, idempotency_key: str, slip: Slip
     ) -> dict[str, Any]:
-        """The whole slip or nothing. The answer (acceptance or refusal) is stored under the
-        key, except `unknown_round`: the wallet may not have heard of a new round yet."""
-        config = await self.seamless.configs.get(operator_id)
-        if config.seamless:
-            seamless = SeamlessSlip(
-                slip.player_id, slip.round_id, slip.currency, slip.lines, slip.token
-            )
-            return await self.seamless.place_slip(
-                config, idempotency_key, seamless, slip.fingerprint()
-            )
-        return await _in_commit_order(
-            lambda: self._place_slip_once(operator_id, idempotency_key, slip)
-        )
-
-    async def _place_slip_once(
-        self, operator_id: str, idempotency_key: str, slip: Slip
-    ) -> dict[str, Any]:
-        request_hash = slip.fingerprint()
-        refusal: WalletError | None = None
-        async with self._pool.acquire() as connection, connection.transaction():
-            stored = await db.claim_idempotency_key(
-                connection, operator_id, idempotency_key, request_hash
-            )
-            if stored is not None:
-                return _replay(idempotency_key, request_hash, stored)
-            try:
-                return await self._place(connection, operator_id, idempotency_key, slip)
-            except UnknownRoundError:
-                raise
-            except WalletError as error:  # raised before anything of the slip is written
-                refusal = error
-                await db.store_answer(
-                    connection,
-                    operator_id,
-                    idempotency_key,
-                    REFUSAL_STATUS[error.code],
-                    {"code": error.code, "detail": error.detail, "extra": error.extra},
-                )
-        assert refusal is not None
-        raise refusal
-
-    async def _place(
-        self, connection: asyncpg.Connection, operator_id: str, idempotency_key: str, slip: Slip
-    ) -> dict[str, Any]:
-        """Check the slip, then write it whole with its stored answer (the accepted slip's
-        answer is stored by the same statement that debits it)."""
-        check_slip_shape(slip.lines, max_bets=self._max_bets)
-        round_ = await db.round_for_betting(connection, slip.round_id)
-        if round_ is None:
-            raise UnknownRoundError(f"round {slip.round_id} is not known")
-        placed_at = self._clock()  # read after the round lock: the seal cannot be in between
-        total = validate_slip(
-            round_,
-            slip.currency,
-            slip.lines,
-            placed_at,
-            grace=self._grace,
-            max_bets=self._max_bets,
-        )
-        account = await db.lock_account(connection, operator_id, slip.player_id, slip.currency)
-        # read under the player's lock: two slips of the player cannot both pass
-        check_exposure(
-            round_,
-            slip.currency,
-            slip.lines,
-            await db.player_round_stakes(
-                connection, operator_id, slip.player_id, round_.round_id, slip.currency
-            ),
-        )
-        check_funds(account.balance, total, slip.currency)
-        slip_id = uuid4()
-        bets = [db.NewBet(uuid4(), line.bet_type, line.stake) for line in slip.lines]
-        answer = {
-            "slip_id": str(slip_id),
-            "round_id": round_.round_id,
-            "table_id": round_.table_id,
-            "player_id": slip.player_id,
-            "currency": slip.currency,
-            "placed_at": placed_at.isoformat(),
-            "bets": [
-                {"bet_id": str(bet.bet_id), "bet_type": bet.bet_type, "stake": bet.stake}
-                for bet in bets
-            ],
-            "balance": account.balance - total,  # the balance cannot move under the lock
-        }
-        balance_after = await db.record_slip(
-            connection,
-            db.SlipRecord(
-                slip_id=slip_id,
-                operator_id=operator_id,
-                player_id=slip.player_id,
-                round_id=round_.round_id,
-                table_id=round_.table_id,
-                currency=slip.currency,
-                placed_at=placed_at,
-                bets=bets,
-                ledger=_stake_entries(operator_id, slip.player_id, slip.currency, slip_id, total),
-                idempotency_key=idempotency_key,
-                answer=answer,
-            ),
-        )
-        if balance_after != answer["balance"]:
-            raise RuntimeError(f"balance {balance_after} after the debit, not {answer['balance']}")
-        await self._store.append(
-            db.player_stream(operator_id, slip.player_id),
-            account.version,
-            [
-                BetsPlaced.model_validate(
-                    {
-                        "slip_id": slip_id,
-                        "round_id": round_.round_id,
-                        "table_id": round_.table_id,
-                        "operator_id": operator_id,
-                        "player_id": slip.player_id,
-                        "currency": slip.currency,
-                        "placed_at": placed_at,
-                        "bets": [
-                            {"bet_id": bet.bet_id, "bet_type": bet.bet_type, "stake": bet.stake}
-                            for bet in bets
-                        ],
-                    }
-                )
-            ],
-            table_id=round_.table_id,
-            connection=connection,
-        )
-        return answer
+        return await self.slips.place(operator_id, idempotency_key, slip)
 
     async def player_bets(
         self, operator_id: str, player_id: str, *, limit: int, cursor: str | None
@@ -409,43 +211,6 @@ class Wallet:
             "total_stake": dict(sorted(totals.items())),
             "bets": [_bet_view(row) for row in rows],
         }
-
-
-COMMIT_ORDER_ATTEMPTS = 5
-
-
-async def _in_commit_order(once: Callable[[], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
-    """Run a transaction that appends to a player's stream, again if the store refused the
-    append for commit order (`CommitOrderError`: another writer of the stream went first
-    with a newer transaction). It is rolled back whole, so running it again is safe; the
-    next transaction is newer than that writer's."""
-    for _ in range(COMMIT_ORDER_ATTEMPTS - 1):
-        try:
-            return await once()
-        except CommitOrderError:
-            continue
-    return await once()
-
-
-def _stake_entries(
-    operator_id: str, player_id: str, currency: str, slip_id: UUID, total: int
-) -> list[LedgerEntry]:
-    """The slip's stakes move from the player's account to the house's: one entry a side,
-    reference `slip:<slip_id>` (its bets are in the slip's `BetsPlaced`)."""
-    reference = f"slip:{slip_id}"
-    return [
-        LedgerEntry("player", operator_id, player_id, currency, -total, "stake", reference),
-        LedgerEntry("house", operator_id, None, currency, total, "stake", reference),
-    ]
-
-
-def _replay(key: str, request_hash: str, stored: db.StoredAnswer) -> dict[str, Any]:
-    if stored.request_hash != request_hash:
-        raise IdempotencyKeyReusedError(f"the Idempotency-Key {key!r} was used for another request")
-    if stored.status_code >= 400:
-        refusal = _REFUSALS[stored.response["code"]]
-        raise refusal(stored.response["detail"], **stored.response.get("extra", {}))
-    return stored.response
 
 
 def _transfer_answer(transfer_id: str, currency: str, balance: int) -> dict[str, Any]:

@@ -168,9 +168,9 @@ async def me(player: Player) -> PlayerPublic:
 async def my_balance(player: Player, wallet: WalletDep) -> PlayerBalancePublic:
     """A transfer operator's player: the wallet's balance; a seamless operator's: the
     operator's, asked with the session's token (`/user/balance`)."""
-    config = await wallet.seamless.configs.get(player.operator_id)
+    config = await wallet.operators.configs.get(player.operator_id)
     if config.seamless:
-        outcome = await wallet.seamless.balance(
+        outcome = await wallet.operators.balance(
             config, BalanceCall(player.player_id, player.operator_token, player.currency)
         )
         return PlayerBalancePublic(currency=player.currency, balance=operator_balance(outcome))

@@ -17,6 +17,7 @@ from .domain.betting import WalletError
 from .domain.sessions import (
     ACTIVE,
     PlayerSession,
+    UnknownSessionError,
     launch_url,
     new_session,
     parse_session_token,
@@ -25,12 +26,6 @@ from .domain.sessions import (
 )
 
 Clock = Callable[[], datetime]
-
-
-class UnknownSessionError(WalletError):
-    """Another operator's session is answered exactly like one that does not exist."""
-
-    code = "unknown_session"
 
 
 class InvalidSessionError(WalletError):

@@ -56,12 +56,13 @@ def schedule(
 
 def operator_faults(seed: int, *, hold_seconds: float = 3.5) -> FaultPlan:
     """What the reference operator does wrong, seeded, for the whole run: latency on every
-    money call; on bets, timeouts (held past the wallet's 3 s, then applied: the late bet
-    after its rollback), 5xx, answers lost after the debit and refusals (not enough money,
-    limit reached: expected refusals of a slip); on wins and rollbacks, 5xx, lost answers and
-    answers held past the timeout after the credit, each retried until RS_OK. No win or
-    rollback is ever refused: a refusal there is a problem for a person (a `failed` call),
-    which a clean run must not have. `hold_seconds` must exceed the wallet's call timeout."""
+    money call, and a second of it on some bets (a slip sent just before the close gets its
+    RS_OK after it); on bets, timeouts (held past the wallet's 3 s, then applied: the late
+    bet after its rollback), 5xx, answers lost after the debit and refusals (not enough
+    money, limit reached: expected refusals of a slip); on wins and rollbacks, 5xx, lost
+    answers and answers held past the timeout after the credit, each retried until RS_OK. No
+    win or rollback is ever refused: a refusal there is a problem for a person (a `failed`
+    call), which a clean run must not have. `hold_seconds` must exceed the wallet's call timeout."""
     settle: frozenset[Call] = frozenset({"win", "rollback"})
     bet: frozenset[Call] = frozenset({"bet"})
     rng = random.Random(seed)
@@ -74,6 +75,9 @@ def operator_faults(seed: int, *, hold_seconds: float = 3.5) -> FaultPlan:
                 probability=0.5,
                 seconds=round(rng.uniform(0.02, 0.3), 3),
             ),
+            # a bet answered a second late: a slip sent a moment before the close gets its
+            # RS_OK after it, and is rolled back (`betting_closed`)
+            FaultSwitch(kind=FaultKind.LATENCY, calls=bet, probability=0.15, seconds=1.0),
             FaultSwitch(kind=FaultKind.TIMEOUT, calls=bet, probability=0.03, seconds=hold_seconds),
             FaultSwitch(kind=FaultKind.ERROR, calls=bet, probability=0.04, http_status=503),
             FaultSwitch(kind=FaultKind.LOST, calls=bet, probability=0.03, http_status=502),

@@ -160,6 +160,7 @@ async def run_chaos(
             print_line=lambda _: None,
             patience=config.patience,
             seamless=SeamlessOperator(SEAMLESS_OPERATOR, system.operator.admin),
+            last_moment=0.5,
         )
         faults = Faults(
             system.processes,

@@ -6,18 +6,20 @@ transaction, so rows and events commit together.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 from uuid import UUID
 
 import asyncpg
 
-from teenpatti.eventsourcing import AsyncpgEventStore
+from teenpatti.eventsourcing import AsyncpgEventStore, CommitOrderError
 
 from ..domain.betting import BookSeal, LedgerEntry, RoundBetting, limits_from_mapping
 from ..domain.payment import HeldBet, HeldRound, PaidBet
+
+_T = TypeVar("_T")
 
 
 # ------------------------------------------------------------------------------- players
@@ -574,17 +576,20 @@ async def operator_round_bets(
 
 # -------------------------------------------------------------------------- idempotency
 @dataclass(frozen=True, slots=True)
-class StoredAnswer:
-    request_hash: str
-    status_code: int
-    response: dict[str, Any]
+class ClaimedKey:
+    """The key as found: `first` when this request claimed it; else the stored answer
+    (`status_code` None while a seamless slip waits for its operator's answer). A concurrent
+    request with the same key waits for the first one to commit or roll back."""
+
+    first: bool
+    request_hash: str = ""
+    status_code: int | None = None
+    response: dict[str, Any] | None = None
 
 
-async def claim_idempotency_key(
+async def claim_key(
     connection: asyncpg.Connection, operator_id: str, key: str, request_hash: str
-) -> StoredAnswer | None:
-    """Claim the key for this transaction, or return the answer stored under it. A concurrent
-    request with the same key waits here until the first one commits or rolls back."""
+) -> ClaimedKey:
     claimed = await connection.fetchval(
         "INSERT INTO wallet_idempotency (operator_id, key, request_hash) VALUES ($1, $2, $3)"
         " ON CONFLICT DO NOTHING RETURNING true",
@@ -593,14 +598,32 @@ async def claim_idempotency_key(
         request_hash,
     )
     if claimed:
-        return None
+        return ClaimedKey(first=True)
     row = await connection.fetchrow(
         "SELECT request_hash, status_code, response::text AS response FROM wallet_idempotency"
         " WHERE operator_id = $1 AND key = $2",
         operator_id,
         key,
     )
-    return StoredAnswer(row["request_hash"], int(row["status_code"]), json.loads(row["response"]))
+    assert row is not None
+    return ClaimedKey(
+        first=False,
+        request_hash=row["request_hash"],
+        status_code=row["status_code"],
+        response=None if row["response"] is None else json.loads(row["response"]),
+    )
+
+
+async def stored_answer(
+    connection: asyncpg.Connection, operator_id: str, key: str
+) -> tuple[int, dict[str, Any]] | None:
+    row = await connection.fetchrow(
+        "SELECT status_code, response::text AS response FROM wallet_idempotency"
+        " WHERE operator_id = $1 AND key = $2 AND status_code IS NOT NULL",
+        operator_id,
+        key,
+    )
+    return None if row is None else (int(row["status_code"]), json.loads(row["response"]))
 
 
 async def store_answer(
@@ -618,3 +641,19 @@ async def store_answer(
         status_code,
         json.dumps(response, default=str),
     )
+
+
+COMMIT_ORDER_ATTEMPTS = 5
+
+
+async def in_commit_order(once: Callable[[], Awaitable[_T]]) -> _T:
+    """Run a transaction that appends to a player's stream, again if the store refused the
+    append for commit order (`CommitOrderError`: another writer of the stream went first
+    with a newer transaction). It is rolled back whole, so running it again is safe; the
+    next transaction is newer than that writer's."""
+    for _ in range(COMMIT_ORDER_ATTEMPTS - 1):
+        try:
+            return await once()
+        except CommitOrderError:
+            continue
+    return await once()

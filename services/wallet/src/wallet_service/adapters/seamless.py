@@ -13,6 +13,8 @@ from uuid import UUID, uuid4
 
 import asyncpg
 
+from teenpatti.seamless import Answered, BadAnswer, CallOutcome, NoAnswer
+
 from ..domain.seamless import FAILED, OK, PENDING, REFUSED
 
 
@@ -24,57 +26,6 @@ async def operator_config(
         "SELECT config::text FROM operators WHERE operator_id = $1", operator_id
     )
     return None if raw is None else dict(json.loads(raw))
-
-
-# -------------------------------------------------------------------------- idempotency
-@dataclass(frozen=True, slots=True)
-class ClaimedKey:
-    """The key as found: `first` when this request claimed it; else the stored answer
-    (`status_code` None while its slip is pending)."""
-
-    first: bool
-    request_hash: str = ""
-    status_code: int | None = None
-    response: dict[str, Any] | None = None
-
-
-async def claim_key(
-    connection: asyncpg.Connection, operator_id: str, key: str, request_hash: str
-) -> ClaimedKey:
-    claimed = await connection.fetchval(
-        "INSERT INTO wallet_idempotency (operator_id, key, request_hash) VALUES ($1, $2, $3)"
-        " ON CONFLICT DO NOTHING RETURNING true",
-        operator_id,
-        key,
-        request_hash,
-    )
-    if claimed:
-        return ClaimedKey(first=True)
-    row = await connection.fetchrow(
-        "SELECT request_hash, status_code, response::text AS response FROM wallet_idempotency"
-        " WHERE operator_id = $1 AND key = $2",
-        operator_id,
-        key,
-    )
-    assert row is not None
-    return ClaimedKey(
-        first=False,
-        request_hash=row["request_hash"],
-        status_code=row["status_code"],
-        response=None if row["response"] is None else json.loads(row["response"]),
-    )
-
-
-async def stored_answer(
-    connection: asyncpg.Connection, operator_id: str, key: str
-) -> tuple[int, dict[str, Any]] | None:
-    row = await connection.fetchrow(
-        "SELECT status_code, response::text AS response FROM wallet_idempotency"
-        " WHERE operator_id = $1 AND key = $2 AND status_code IS NOT NULL",
-        operator_id,
-        key,
-    )
-    return None if row is None else (int(row["status_code"]), json.loads(row["response"]))
 
 
 # ---------------------------------------------------------------------------------- bets
@@ -377,6 +328,26 @@ async def owe_settlement(
             [row["round_id"] for row in wins],
         )
     return len(closed) + len(owed)
+
+
+def answer_columns(outcome: CallOutcome, now: datetime) -> dict[str, Any]:
+    """What `operator_calls` keeps of an answer: its status and its body as received."""
+    match outcome:
+        case Answered(status=status, raw=raw):
+            return {
+                "answer_status": status.value,
+                "answer_raw": json.dumps(raw),
+                "answered_at": now,
+            }
+        case BadAnswer(reason=reason, raw=raw):
+            return {
+                "answer_status": f"bad_answer:{reason}",
+                "answer_raw": raw.decode("utf-8", errors="replace"),
+                "answered_at": now,
+            }
+        case NoAnswer(reason=reason):
+            return {"answer_status": f"no_answer:{reason}", "answer_raw": None, "answered_at": None}
+    raise AssertionError(f"not an outcome: {outcome!r}")
 
 
 # ------------------------------------------------------------------------------ sending

@@ -37,6 +37,12 @@ class WalletError(Exception):
         self.extra = extra  # more members of its problem document
 
 
+class InvalidCursorError(WalletError):
+    """A page cursor this service did not give out."""
+
+    code = "invalid_cursor"
+
+
 class UnknownRoundError(WalletError):
     code = "unknown_round"
 

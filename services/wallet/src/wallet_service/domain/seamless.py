@@ -62,26 +62,6 @@ class SlipPendingError(WalletError):
     code = "slip_pending"
 
 
-SEAMLESS_REFUSAL_STATUS: dict[str, int] = {
-    LimitReachedError.code: 409,
-    UserDisabledError.code: 403,
-    TokenExpiredError.code: 403,
-    OperatorUnavailableError.code: 503,
-    OperatorRefusedError.code: 409,
-    BadOperatorAnswerError.code: 502,
-    SlipPendingError.code: 409,
-    SeamlessOperatorError.code: 409,
-}
-
-SEAMLESS_REFUSALS: tuple[type[WalletError], ...] = (
-    LimitReachedError,
-    UserDisabledError,
-    TokenExpiredError,
-    OperatorUnavailableError,
-    OperatorRefusedError,
-    BadOperatorAnswerError,
-)
-
 # A refusal that says the bet was declined (nothing applied): no rollback. Only
 # RS_ERROR_UNKNOWN leaves it open whether the debit happened, so it is rolled back.
 _DECLINED: dict[Status, type[WalletError]] = {

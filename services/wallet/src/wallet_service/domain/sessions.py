@@ -45,6 +45,12 @@ EXPIRED = "expired"
 ENDED = "ended"  # ended by the operator
 
 
+class UnknownSessionError(WalletError):
+    """Another operator's session is answered exactly like one that does not exist."""
+
+    code = "unknown_session"
+
+
 class SessionMismatchError(WalletError):
     """A player's request that names another player, currency or table than its session."""
 
