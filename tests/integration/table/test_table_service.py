@@ -206,6 +206,28 @@ async def test_a_duplicate_card_pauses_the_round_and_two_supervisors_void_it(
         events = await wait_for(client, table_id, count("CardDealt", 3))
         assert of_type(events, "CardDealt")[-1]["payload"]["position"] == "A2"
 
+        # a card found wrong before the result: the round is paused at once, and the one who
+        # marked it cannot resume it alone
+        marked = await client.post(
+            f"/tables/{table_id}/cards/B1/wrong", json={"reason": "misread"}, headers=SUPERVISOR
+        )
+        assert marked.status_code == 200, marked.text
+        assert marked.json()["round"]["card_marked_wrong"] == "B1"
+        assert marked.json()["round"]["paused"] is True
+        alone = await client.post(f"/tables/{table_id}/resume", headers=SUPERVISOR)
+        assert (alone.status_code, alone.json()["code"]) == (403, "same_supervisor")
+        for position, code in (("B3", 409), ("C1", 422)):
+            refused_mark = await client.post(
+                f"/tables/{table_id}/cards/{position}/wrong",
+                json={"reason": "x"},
+                headers=SUPERVISOR_2,
+            )
+            assert refused_mark.status_code == code, refused_mark.text
+        await scan(table_settings, table_id, "3C")  # refused: the round is paused
+        events = await wait_for(client, table_id, count("CardRefused", 2))
+        assert of_type(events, "CardRefused")[-1]["payload"]["reason"] == "round_paused"
+        assert types(events)[-3:] == ["CardMarkedWrong", "RoundPaused", "CardRefused"]
+
         # a started round: a void takes two supervisors (decision 0057)
         request = await client.post(
             f"/tables/{table_id}/cancel", json={"reason": "misdeal"}, headers=SUPERVISOR

@@ -27,6 +27,7 @@ from table_service.domain.decisions import (
     RoundConflictError,
     decide_approve_change,
     decide_cancel,
+    decide_mark_wrong,
     decide_open_table,
     decide_reject_change,
     decide_replace_deck,
@@ -39,6 +40,7 @@ from table_service.rtp import exact_rtp
 from teenpatti import engine
 from teenpatti.events import Event
 from teenpatti.events.catalog import (
+    CardMarkedWrong,
     CardRefused,
     CardScanned,
     ConfigChangeProposed,
@@ -259,23 +261,83 @@ def test_a_second_card_read_while_exposed_is_sealed_too_without_another_pause() 
 # ------------------------------------------------------------------ two supervisors to void
 def test_voiding_a_started_round_takes_a_request_and_another_supervisors_confirmation() -> None:
     state = dealing(["AS"])
-    [request] = decide_cancel(state, "alice", "misdeal")
-    assert isinstance(request, VoidRequested)
-    state = apply(state, [request])
-    assert state.round_in_play is not None  # still in play: its next card may yet close it
+    [request, paused] = decide_cancel(state, "alice", "misdeal")
+    assert isinstance(request, VoidRequested) and isinstance(paused, RoundPaused)
+    state = apply(state, [request, paused])
+    assert state.round_in_play is not None and state.round_in_play.paused
     with pytest.raises(FourEyesError):
         decide_cancel(state, "alice", "again")
     [void] = decide_cancel(state, "bob", "agreed")
     assert isinstance(void, RoundCancelled) and void.actor == "bob"
 
 
-def test_a_void_requested_loses_to_the_sixth_card() -> None:
+def test_a_void_requested_pauses_the_deal_at_once_so_no_card_closes_the_round_under_it() -> None:
+    state = dealing(["AS", "KS", "AH", "KH", "AD"])
+    requested, paused = decide_cancel(state, "alice", "misdeal")
+    assert isinstance(requested, VoidRequested) and isinstance(paused, RoundPaused)
+    assert paused.reason == "void requested by alice: misdeal"
+    state = apply(state, [requested, paused])
+    [refused] = decide_scan(state, scan("2C"), T0)
+    assert isinstance(refused, CardRefused) and refused.reason == "round_paused"
+    state = apply(state, [refused])
+    assert state.round is not None and state.round.phase is RoundPhase.DEALING
+    with pytest.raises(FourEyesError):
+        decide_cancel(state, "alice", "again")
+    [void] = decide_cancel(state, "bob", "agreed")
+    assert isinstance(void, RoundCancelled) and void.cards_dealt == 5
+
+
+def test_a_resume_withdraws_a_void_request_and_the_deal_goes_on() -> None:
     state = dealing(["AS", "KS", "AH", "KH", "AD"])
     state = apply(state, decide_cancel(state, "alice", "misdeal"))
+    state = apply(state, decide_resume(state, "bob", T0))
+    assert state.round is not None and state.round.void_requested_by is None
+    # a cancel now is a new request, not a confirmation of the withdrawn one
+    assert [type(e) for e in decide_cancel(state, "bob", "still")] == [VoidRequested, RoundPaused]
     state = apply(state, decide_scan(state, scan("2C"), T0))
     assert state.round is not None and state.round.phase is RoundPhase.CLOSED
-    with pytest.raises(RoundConflictError):
-        decide_cancel(state, "bob", "too late")
+
+
+def test_a_card_marked_wrong_pauses_the_round_until_another_supervisor_resumes_or_two_void() -> (
+    None
+):
+    state = dealing(["AS", "KS", "AH"])
+    marked, paused = decide_mark_wrong(state, "alice", "B1", "misread: the card is KC")
+    assert isinstance(marked, CardMarkedWrong) and (marked.position, marked.actor) == (
+        "B1",
+        "alice",
+    )
+    assert isinstance(paused, RoundPaused) and "B1" in paused.reason
+    state = apply(state, [marked, paused])
+    [refused] = decide_scan(state, scan("2C"), T0)
+    assert isinstance(refused, CardRefused) and refused.reason == "round_paused"
+    held = {h.kind: h for h in held_for_people(state, T0, TIMEOUT, timedelta(minutes=10))}
+    assert held["card_marked_wrong"].facts == {"position": "B1", "marked_by": "alice"}
+    # the one who marked it cannot clear it alone
+    with pytest.raises(FourEyesError) as same:
+        decide_resume(state, "alice", T0)
+    assert same.value.code == "same_supervisor"
+    with pytest.raises(RoundConflictError) as again:
+        decide_mark_wrong(state, "bob", "A1", "also")
+    assert again.value.code == "card_already_marked"
+    # another supervisor lets the card stand: the deal goes on
+    resumed = apply(state, decide_resume(state, "bob", T0))
+    assert resumed.round is not None and resumed.round.marked_wrong is None
+    assert not resumed.round.paused
+    # or two void it
+    state = apply(state, decide_cancel(state, "alice", "B1 was misread"))
+    [void] = decide_cancel(state, "bob", "agreed")
+    assert isinstance(void, RoundCancelled)
+
+
+def test_only_a_dealt_card_of_a_round_in_play_is_marked_wrong() -> None:
+    state = dealing(["AS"])
+    with pytest.raises(RoundConflictError) as undealt:
+        decide_mark_wrong(state, "alice", "B1", "not yet dealt")
+    assert undealt.value.code == "card_not_dealt"
+    with pytest.raises(RoundConflictError) as none:
+        decide_mark_wrong(opened(), "alice", "A1", "no round")
+    assert none.value.code == "nothing_to_mark_wrong"
 
 
 # ------------------------------------------------------------------ a stalled deal

@@ -489,9 +489,10 @@ def test_a_supervisor_cancels_before_the_first_card_and_voids_after_it() -> None
     )
 
     started = deal(dealing_round(), ["AS", "KS", "AH"], T0)
-    [request] = decide_cancel(started, "supervisor-1", "misdeal")
+    [request, paused] = decide_cancel(started, "supervisor-1", "misdeal")
     assert isinstance(request, VoidRequested) and request.cards_dealt == 3
-    started = apply(started, [request], T0)
+    assert isinstance(paused, RoundPaused) and paused.actor == "supervisor-1"
+    started = apply(started, [request, paused], T0)
     [void] = decide_cancel(started, "supervisor-2", "seen on camera")
     assert isinstance(void, RoundCancelled) and void.cards_dealt == 3
     assert void.actor == "supervisor-2" and "supervisor-1" in void.reason

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 from uuid import UUID
 
-from fastapi import APIRouter, Depends, Query, Response, WebSocket
+from fastapi import APIRouter, Depends, Path, Query, Response, WebSocket
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from redis.asyncio.client import PubSub
 from redis.exceptions import RedisError
@@ -346,6 +346,22 @@ async def replace_deck(
 ) -> TablePublic:
     """After a card was exposed during betting: the deck is replaced, the round may resume."""
     return TablePublic.of(await parts.service.replace_deck(table_id, holder.name, body.reason))
+
+
+@router.post("/tables/{table_id}/cards/{position}/wrong")
+async def mark_card_wrong(
+    table_id: str,
+    position: Annotated[str, Path(pattern=r"^[AB][123]$", description="A1, B1, A2, B2, A3 or B3")],
+    body: Reason,
+    holder: Supervisor,
+    parts: Parts,
+) -> TablePublic:
+    """A dealt card is wrong (a misread that is still a card, a card on the wrong spot): the
+    round is paused at once. Another supervisor resumes it (the card stands), or two void it
+    (`POST /tables/{table_id}/cancel`)."""
+    return TablePublic.of(
+        await parts.service.mark_wrong(table_id, holder.name, position, body.reason)
+    )
 
 
 @router.post("/tables/{table_id}/cancel", responses={202: {"model": TablePublic}})

@@ -49,6 +49,7 @@ from .domain.decisions import (
     decide_approve_change,
     decide_cancel,
     decide_close_table,
+    decide_mark_wrong,
     decide_open_table,
     decide_pause,
     decide_reject_change,
@@ -212,6 +213,12 @@ class TableService:
 
     async def resume(self, table_id: str, actor: str) -> TableState:
         state, _ = await self.execute(table_id, lambda s, now: decide_resume(s, actor, now))
+        return state
+
+    async def mark_wrong(self, table_id: str, actor: str, position: str, reason: str) -> TableState:
+        state, _ = await self.execute(
+            table_id, lambda s, _: decide_mark_wrong(s, actor, position, reason)
+        )
         return state
 
     async def cancel(self, table_id: str, actor: str, reason: str) -> TableState:

@@ -43,6 +43,7 @@ from teenpatti.events.catalog import (
     BetsPlaced,
     BetsSettled,
     CardDealt,
+    CardMarkedWrong,
     CardRefused,
     DeckReplaced,
     FundsDeposited,
@@ -52,6 +53,7 @@ from teenpatti.events.catalog import (
     RoundCancelled,
     RoundClosed,
     RoundOpened,
+    RoundResumed,
     RoundSettled,
     SettledLine,
     SettlementResolved,
@@ -69,6 +71,8 @@ AUDITED_TYPES = frozenset(
         "CardRefused",
         "DeckReplaced",
         "VoidRequested",
+        "CardMarkedWrong",
+        "RoundResumed",
         "RoundOpened",
         "CardDealt",
         "RoundClosed",
@@ -103,6 +107,8 @@ class Round:
     exposed: bool = False
     dealt_while_exposed: str = ""
     void_requested_by: str | None = None  # the first of a started round's two voiders
+    marked_wrong: str | None = None  # a dealt card marked wrong, the round not resumed since
+    dealt_while_held: str = ""  # a card dealt under a void request or a card marked wrong
     dealt: dict[str, tuple[str, str]] = field(default_factory=dict)  # position -> (card, ref)
     closed: RoundClosed | None = None
     cancelled: RoundCancelled | None = None
@@ -177,12 +183,22 @@ class History:
                 round_.dealt[event.position] = (event.card, ref)
                 if round_.exposed and not round_.dealt_while_exposed:
                     round_.dealt_while_exposed = ref
+                held = round_.void_requested_by is not None or round_.marked_wrong is not None
+                if held and not round_.dealt_while_held:
+                    round_.dealt_while_held = ref
             case CardRefused() if event.reason == "betting_open" and event.round_id is not None:
                 self.round(event.round_id).exposed = True
             case DeckReplaced():
                 self.round(event.round_id).exposed = False
             case VoidRequested():
                 self.round(event.round_id).void_requested_by = event.actor
+            case CardMarkedWrong():
+                self.round(event.round_id).marked_wrong = event.position
+            case RoundResumed():
+                # a resume withdraws a void request and lets a card marked wrong stand
+                round_ = self.round(event.round_id)
+                round_.void_requested_by = None
+                round_.marked_wrong = None
             case RoundClosed() | RoundCancelled():
                 round_ = self.round(event.round_id)
                 round_.table_id = round_.table_id or event.table_id
@@ -247,6 +263,15 @@ def _table_control(round_: Round) -> list[Finding]:
                 "dealt_after_exposure",
                 f"round {round_.round_id} ({round_.dealt_while_exposed})",
                 "a card was dealt after one was exposed during betting, the deck not replaced",
+            )
+        )
+    if round_.dealt_while_held:
+        findings.append(
+            Finding(
+                "result",
+                "dealt_while_held",
+                f"round {round_.round_id} ({round_.dealt_while_held})",
+                "a card was dealt while a void was requested or a card was marked wrong",
             )
         )
     cancelled = round_.cancelled

@@ -27,6 +27,7 @@ from teenpatti.events.catalog import (
     BetsSettled,
     BettingClosed,
     CardDealt,
+    CardMarkedWrong,
     CardRefused,
     CardScanned,
     DeckReplaced,
@@ -331,6 +332,10 @@ def _void_requested(e: VoidRequested, _: Mapping[Any, str]) -> str:
     return f"void asked by {e.actor} after {e.cards_dealt} cards: {e.reason}"
 
 
+def _card_marked_wrong(e: CardMarkedWrong, _: Mapping[Any, str]) -> str:
+    return f"card {e.position} marked wrong by {e.actor}: {e.reason}"
+
+
 def _deck_replaced(e: DeckReplaced, _: Mapping[Any, str]) -> str:
     return f"deck replaced by {e.actor}: {e.reason}"
 
@@ -417,6 +422,7 @@ _SUMMARIES: dict[type[Event], Callable[[Any, Mapping[Any, str]], str]] = {
     RoundPaused: _round_paused,
     RoundResumed: _round_resumed,
     VoidRequested: _void_requested,
+    CardMarkedWrong: _card_marked_wrong,
     DeckReplaced: _deck_replaced,
     RoundCancelled: _round_cancelled,
     RoundClosed: _round_closed,

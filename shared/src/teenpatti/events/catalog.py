@@ -258,6 +258,20 @@ class VoidRequested(Event):
 
 
 @registry.register
+class CardMarkedWrong(Event):
+    """A supervisor marked a dealt card wrong (a misread that is still a card, a card on the
+    wrong spot): the round is paused at once; it goes on only once another supervisor resumes
+    it (the card stands) or two void it."""
+
+    event_type: ClassVar[str] = "CardMarkedWrong"
+    round_id: str
+    table_id: str
+    actor: Actor
+    position: Annotated[str, Field(pattern=r"^[AB][123]$")]
+    reason: Annotated[str, Field(max_length=500)]
+
+
+@registry.register
 class DeckReplaced(Event):
     """After a card was exposed during betting, a supervisor replaced the deck (or the card):
     the round may resume."""
@@ -673,6 +687,7 @@ __all__ = [
     "BetsSettled",
     "BettingClosed",
     "CardDealt",
+    "CardMarkedWrong",
     "CardRefused",
     "CardScanned",
     "ConfigChangeProposed",

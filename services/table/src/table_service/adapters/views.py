@@ -70,6 +70,8 @@ class RoundView(TypedDict):
     cancel_reason: str | None
     exposed: bool  # a card read during betting, not replaced yet (its value never shown)
     void_requested_by: str | None  # a started round's void, waiting for a second supervisor
+    card_marked_wrong: str | None  # the position of a dealt card a supervisor marked wrong
+    card_marked_wrong_by: str | None
 
 
 class TableView(TypedDict):
@@ -156,6 +158,8 @@ def _round_view(r: Round) -> RoundView:
         "cancel_reason": r.cancel_reason,
         "exposed": r.exposed,
         "void_requested_by": r.void_requested_by,
+        "card_marked_wrong": r.marked_wrong,
+        "card_marked_wrong_by": r.marked_wrong_by,
     }
 
 

@@ -1,7 +1,7 @@
 """What a table holds for a person (`GET /problems`): a round paused (a started one that
 stays paused too long is flagged `overdue`: rules, it completes, time never cancels it), a
-card exposed during betting, a void or a configuration change waiting for a second
-supervisor. Pure: `now` and the limits are passed in."""
+card exposed during betting, a card marked wrong, a void or a configuration change waiting
+for a second supervisor. Pure: `now` and the limits are passed in."""
 
 from __future__ import annotations
 
@@ -79,12 +79,26 @@ def held_for_people(
                 actions=[f"POST {base}/resume", f"POST {base}/cancel"],
             )
         )
+    if r is not None and r.marked_wrong is not None and r.marked_wrong_at is not None:
+        held.append(
+            Held(
+                kind="card_marked_wrong",
+                detail=f"{r.marked_wrong_by} marked card {r.marked_wrong} of {r.round_id} wrong"
+                f" ({r.marked_wrong_reason}); no card is dealt until another supervisor resumes"
+                " the round (the card stands) or two void it",
+                since=r.marked_wrong_at,
+                round_id=r.round_id,
+                facts={"position": r.marked_wrong, "marked_by": r.marked_wrong_by},
+                actions=[f"POST {base}/resume", f"POST {base}/cancel"],
+            )
+        )
     if r is not None and r.void_requested_by is not None and r.void_requested_at is not None:
         held.append(
             Held(
                 kind="void_requested",
                 detail=f"{r.void_requested_by} asked to void {r.round_id} ({r.void_reason});"
-                " another supervisor's cancel confirms it",
+                " the round is paused: another supervisor's cancel confirms it, a resume"
+                " withdraws it",
                 since=r.void_requested_at,
                 round_id=r.round_id,
                 facts={"requested_by": r.void_requested_by, "cards_dealt": len(r.cards)},

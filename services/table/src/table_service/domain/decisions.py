@@ -24,6 +24,7 @@ from teenpatti.events.catalog import (
     MAX_STAKE,
     BetTypeName,
     CardDealt,
+    CardMarkedWrong,
     CardRefused,
     CardScanned,
     ConfigChangeProposed,
@@ -517,6 +518,12 @@ def decide_resume(state: TableState, actor: str, now: datetime) -> list[Event]:
         raise RoundConflictError(
             "nothing_to_resume", f"{r.round_id} is not paused", phase=state.phase
         )
+    if r.marked_wrong is not None and r.marked_wrong_by == actor:
+        raise FourEyesError(
+            "same_supervisor",
+            f"{actor} marked card {r.marked_wrong} of {r.round_id} wrong: another supervisor"
+            " must resume the round (the card stands), or two void it",
+        )
     if r.exposed:
         raise RoundConflictError(
             "card_exposed",
@@ -545,10 +552,43 @@ def decide_replace_deck(state: TableState, actor: str, reason: str) -> list[Even
     return [DeckReplaced(round_id=r.round_id, table_id=state.table_id, actor=actor, reason=reason)]
 
 
+def decide_mark_wrong(state: TableState, actor: str, position: str, reason: str) -> list[Event]:
+    """A supervisor finds a dealt card wrong before the result (a misread that is still a
+    card, a card on the wrong spot): the round is paused at once, no card is dealt until
+    another supervisor resumes it (the card stands) or two void it (issue 32, item 4)."""
+    r = _in_play(state, "mark_wrong")
+    if position not in dict(r.cards):
+        raise RoundConflictError(
+            "card_not_dealt",
+            f"no card is dealt at {position} in {r.round_id}"
+            f" (dealt: {', '.join(p for p, _ in r.cards) or 'none'})",
+            phase=state.phase,
+        )
+    if r.marked_wrong is not None:
+        raise RoundConflictError(
+            "card_already_marked",
+            f"card {r.marked_wrong} of {r.round_id} is already marked wrong by"
+            f" {r.marked_wrong_by}: resume the round or void it",
+            phase=state.phase,
+        )
+    marked = CardMarkedWrong(
+        round_id=r.round_id, table_id=state.table_id, actor=actor, position=position, reason=reason
+    )
+    return [marked, *_pause_now(state, r, actor, f"card {position} marked wrong: {reason}")]
+
+
+def _pause_now(state: TableState, r: Round, actor: str, reason: str) -> list[Event]:
+    """The round paused at once, unless it already is."""
+    if r.paused:
+        return []
+    return [RoundPaused(round_id=r.round_id, table_id=state.table_id, actor=actor, reason=reason)]
+
+
 def decide_cancel(state: TableState, actor: str, reason: str) -> list[Event]:
     """Rules (pause/void): a supervisor may void any round until its result is recorded.
     Once a card is dealt, two are needed (docs/decisions/0057): the first one's cancel is a
-    `VoidRequested`, another's confirms it."""
+    `VoidRequested`, another's confirms it. The request pauses the round at once, so no card
+    is dealt under it; a resume withdraws it."""
     r = _in_play(state, "cancel")
     if r.started:
         if r.void_requested_by is None:
@@ -559,7 +599,8 @@ def decide_cancel(state: TableState, actor: str, reason: str) -> list[Event]:
                     actor=actor,
                     reason=reason,
                     cards_dealt=len(r.cards),
-                )
+                ),
+                *_pause_now(state, r, actor, f"void requested by {actor}: {reason}"),
             ]
         if r.void_requested_by == actor:
             raise FourEyesError(

@@ -18,6 +18,7 @@ from teenpatti.events import Event
 from teenpatti.events.catalog import (
     BettingClosed,
     CardDealt,
+    CardMarkedWrong,
     CardRefused,
     ConfigChangeProposed,
     ConfigChangeRejected,
@@ -124,6 +125,11 @@ class Round:
     void_requested_by: str | None = None
     void_reason: str | None = None
     void_requested_at: datetime | None = None
+    # a dealt card a supervisor marked wrong: the round is paused until another resumes it
+    marked_wrong: str | None = None  # its position
+    marked_wrong_by: str | None = None
+    marked_wrong_reason: str | None = None
+    marked_wrong_at: datetime | None = None
     # dealing: since when the round waits for its next card (betting closed, a card, a resume)
     waiting_since: datetime | None = None
 
@@ -311,6 +317,15 @@ def _void_requested(r: Round, event: VoidRequested, at: datetime) -> Changes:
     }
 
 
+def _card_marked_wrong(r: Round, event: CardMarkedWrong, at: datetime) -> Changes:
+    return {
+        "marked_wrong": event.position,
+        "marked_wrong_by": event.actor,
+        "marked_wrong_reason": event.reason,
+        "marked_wrong_at": at,
+    }
+
+
 def _round_paused(r: Round, event: RoundPaused, at: datetime) -> Changes:
     remaining = r.betting_remaining
     if r.phase is RoundPhase.BETTING and r.betting_closes_at is not None:
@@ -327,7 +342,20 @@ def _round_paused(r: Round, event: RoundPaused, at: datetime) -> Changes:
 
 
 def _round_resumed(r: Round, event: RoundResumed, at: datetime) -> Changes:
-    resumed: Changes = {"paused": False, "pause_reason": None, "paused_by": None, "paused_at": None}
+    # a resume also withdraws a void request, and lets a card marked wrong stand
+    resumed: Changes = {
+        "paused": False,
+        "pause_reason": None,
+        "paused_by": None,
+        "paused_at": None,
+        "void_requested_by": None,
+        "void_reason": None,
+        "void_requested_at": None,
+        "marked_wrong": None,
+        "marked_wrong_by": None,
+        "marked_wrong_reason": None,
+        "marked_wrong_at": None,
+    }
     if event.betting_closes_at is not None:
         resumed |= {"betting_closes_at": event.betting_closes_at, "betting_remaining": None}
     if r.phase is RoundPhase.DEALING:
@@ -369,6 +397,7 @@ _ROUND_CHANGES: dict[type[Event], Callable[[Round, Any, datetime], Changes]] = {
     CardRefused: _card_refused,
     DeckReplaced: _deck_replaced,
     VoidRequested: _void_requested,
+    CardMarkedWrong: _card_marked_wrong,
     RoundPaused: _round_paused,
     RoundResumed: _round_resumed,
     RoundClosed: _round_closed,
