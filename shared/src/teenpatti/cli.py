@@ -7,6 +7,8 @@ configuration is not valid; `audit`, `migrate`, `keys`, `operators`: a public de
 secret outside development; `reconcile`: a side that cannot be read); 130 interrupted.
 `recall`: 1 when no such round was ever opened.
 `reconcile`: 1 when our calls and the operator's transactions differ.
+`rebuild`: 1 when a projection rebuilt from the events differs from the live one; 2 a
+service that rebuilds nothing, or a database that cannot be used.
 """
 
 from __future__ import annotations
@@ -166,7 +168,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_reconcile_parser(commands)
     commands.choices["reconcile"].set_defaults(handler=_reconcile)
+    from teenpatti.rebuild import add_rebuild_parser
+
+    add_rebuild_parser(commands)
+    commands.choices["rebuild"].set_defaults(handler=_rebuild)
     return parser
+
+
+def _rebuild(args: argparse.Namespace, streams: _Streams) -> int:
+    from teenpatti.rebuild import RebuildUsageError, run_rebuild
+
+    try:
+        return run_rebuild(args, streams.out)
+    except RebuildUsageError as error:
+        raise UsageError(str(error)) from None
 
 
 def _reconcile(args: argparse.Namespace, streams: _Streams) -> int:

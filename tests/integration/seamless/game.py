@@ -288,11 +288,11 @@ async def settle(
 
 
 async def operators_cli(
-    monkeypatch: pytest.MonkeyPatch, wallet_database: str, *argv: str
+    monkeypatch: pytest.MonkeyPatch, wallet_database: str, *argv: str, command: str = "operators"
 ) -> tuple[int, str, str]:
-    """`teenpatti operators ARGV...` on the test's wallet database."""
+    """`teenpatti COMMAND ARGV...` (`operators` unless told) on the test's wallet database."""
     monkeypatch.setenv("TP_WALLET_DATABASE", wallet_database)
     monkeypatch.setenv("TP_ENV", os.environ.get("TP_ENV", "dev"))
     out, err = io.StringIO(), io.StringIO()
-    status = await asyncio.to_thread(cli.main, ["operators", *argv], None, out, err)
+    status = await asyncio.to_thread(cli.main, [command, *argv], None, out, err)
     return status, out.getvalue(), err.getvalue()

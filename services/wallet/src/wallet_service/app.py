@@ -31,6 +31,7 @@ from .entrypoints import router
 from .errors import status_of
 from .game_entrypoints import router as game_router
 from .handlers import Wallet
+from .rebuild import rebuild
 from .sender import owed_call_age_gauges, owed_call_gauges
 from .session_entrypoints import router as session_router
 from .transaction_entrypoints import router as transaction_router
@@ -83,6 +84,7 @@ SERVICE = Service(
     wire=wire,
     # each refusal with its code and its status, declared in errors.py
     errors={WalletError: Refusal(status=lambda error: status_of(cast(WalletError, error)))},
+    rebuild=rebuild,
 )
 
 

@@ -395,6 +395,9 @@ class Service(Generic[S]):
     middleware: Sequence[Middleware] = ()
     # routes that bound their own reading of a body (`teenpatti.kernel.edges`)
     body_limit_exempt: frozenset[str] = frozenset()
+    # its projections rebuilt from its own stream and compared (`teenpatti rebuild`), on a
+    # connection to its database
+    rebuild: Callable[..., Awaitable[Any]] | None = None
 
     def create_app(self, settings: S | None = None) -> FastAPI:
         settings = settings if settings is not None else self.settings()

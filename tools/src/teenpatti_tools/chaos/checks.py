@@ -14,6 +14,8 @@ closed. Each finds `Violation`s; a run passes with none.
   operator's balances are its deposits - bets + wins + rollbacks, every debit (bet) of a
   paid slip is ended by exactly one win or one rollback, no transaction applied twice or
   unknown to us, no call left pending or failed;
+- rebuild: `teenpatti rebuild wallet` finds the wallet's projections equal to those folded
+  from its events;
 - reconcile: `teenpatti reconcile` over the run finds no difference between our record of
   calls and the reference operator's transactions.
 """
@@ -94,7 +96,7 @@ KAFKA_TIMEOUT = 120.0
 
 @dataclass(frozen=True, slots=True)
 class Violation:
-    check: str  # money, bets, audit, consumers, process, seamless, reconcile
+    check: str  # money, bets, audit, consumers, process, seamless, reconcile, rebuild
     subject: str
     detail: str
 
@@ -350,3 +352,35 @@ async def reconcile(
         )
         for d in body["differences"]
     ]
+
+
+async def rebuilt(wallet_database: str) -> tuple[int, list[Violation]]:
+    """`teenpatti rebuild wallet --json` on the run's wallet database, run as a person would:
+    the events folded and the projections that differ from the live ones."""
+    process = await asyncio.create_subprocess_exec(
+        *(sys.executable, "-m", "teenpatti.cli", "rebuild", "wallet", "--json"),
+        env={
+            **os.environ,
+            "TP_ENV": os.environ.get("TP_ENV", "dev"),
+            "TP_WALLET_DATABASE": wallet_database,
+        },
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await process.communicate()
+    if process.returncode not in (0, 1):
+        detail = err.decode(errors="replace").strip()[-500:]
+        return 0, [Violation("rebuild", "wallet", f"exit {process.returncode}: {detail}")]
+    body = json.loads(out)
+    found = [
+        Violation(
+            "rebuild",
+            p["name"],
+            f"{p['only_live']} row(s) only live, {p['only_rebuilt']} only rebuilt:"
+            f" {(p['examples_live'] + p['examples_rebuilt'])[:2]}",
+        )
+        for p in body["projections"]
+        if p["only_live"] or p["only_rebuilt"]
+    ]
+    found += [Violation("rebuild", "wallet events", d) for d in body["disagreements"]]
+    return int(body["events"]), found

@@ -22,6 +22,7 @@ from teenpatti_tools.chaos.checks import (
     check_consumers,
     check_money,
     check_seamless,
+    rebuilt,
     reconcile,
 )
 from teenpatti_tools.chaos.faults import Faults, Injected
@@ -120,6 +121,7 @@ class ChaosReport:
             ("process", "no service died unless killed"),
             ("seamless", "seamless: both sides' money; each debit ended once; none twice"),
             ("reconcile", "teenpatti reconcile: our calls = the operator's transactions"),
+            ("rebuild", "teenpatti rebuild wallet: its projections = its events folded"),
         ):
             found = by_check.get(check, 0)
             lines.append(f"    {label:<64} {'ok' if not found else f'{found} VIOLATIONS'}")
@@ -194,6 +196,9 @@ async def run_chaos(
             await studio.ask_again()
             await _finish(report, studio, system, config)
             await _reconciled(report, system, started)
+            events, differences = await rebuilt(system.databases["wallet"])
+            report.counts["rebuilt_events"] = events
+            report.violations += differences
         finally:
             stop.set()
             for task in tasks:
