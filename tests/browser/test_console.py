@@ -2,9 +2,10 @@
 a supervisor logs in with their own key, opens a table from the page, watches a round
 being dealt by the studio's simulated scanner (a misread, a card read twice, a card read
 while bets are taken), pauses and resumes it, sees the problems the table reports appear and
-clear, sees the result and the exact PAR sheet, voids a round with a second supervisor and
-closes the table; a wrong key is refused with a clear message; a service out of reach shows
-in the problems. A screenshot of the console is kept as a test artefact."""
+clear, sees the result and the exact PAR sheet, marks a dealt card wrong (the round stops) and
+a second supervisor has it dealt again, voids the round with the second supervisor and closes
+the table; a wrong key is refused with a clear message; a service out of reach shows in the
+problems. A screenshot of the console is kept as a test artefact."""
 
 from __future__ import annotations
 
@@ -241,28 +242,22 @@ async def test_a_supervisor_runs_a_table_from_the_console(
     await confirm(page)
     await expect(page.locator("#live-phase")).to_have_text("Betting", timeout=WAIT_MS)
 
-    # a card dealt, so the supervisor's cancel is a request for a second one
+    # a card dealt and found wrong: the round stops at once
     await studio.wait_for(table_id, "BettingClosed", round_id=following["round_id"])
     await studio.deal(table_id, ["QS"])
     await expect(page.locator('#deal li[data-card="QS"]')).to_be_visible(timeout=WAIT_MS)
-    await page.get_by_role("button", name="Cancel round").click()
-    await confirm(page, "wrong shoe")
+    await page.get_by_role("button", name="Card wrong").click()
+    await expect(page.locator("dialog#confirm").get_by_label("Card")).to_have_value("A1")
+    await confirm(page, "QS misread: the card is QH")
     await expect(page.locator("#live-alert")).to_contain_text(
-        "Void requested by supervisor-1", timeout=WAIT_MS
+        "Card A1 marked wrong by supervisor-1", timeout=WAIT_MS
     )
-    await expect(problem_of(page, table_id, "void_requested")).to_be_visible(timeout=WAIT_MS)
-    # the same supervisor cannot confirm it: the dialog stays open with the service's reason
-    await page.get_by_role("button", name="Cancel round").click()
-    dialog = page.locator("dialog#confirm")
-    await dialog.get_by_label(re.compile("Reason")).fill("wrong shoe, again")
-    await dialog.locator("#confirm-yes").click()
-    await expect(dialog.get_by_role("alert")).to_contain_text(
-        "another supervisor must confirm it (same_supervisor)", timeout=WAIT_MS
-    )
-    await dialog.get_by_role("button", name="Go back").click()
-    await expect(dialog).to_be_hidden(timeout=WAIT_MS)
+    await expect(page.locator("#live-phase")).to_have_text("Dealing (paused)", timeout=WAIT_MS)
+    marked = problem_of(page, table_id, "card_marked_wrong")
+    await expect(marked).to_be_visible(timeout=WAIT_MS)
+    await expect(page.get_by_role("button", name="Card wrong")).to_be_disabled()
 
-    # a second supervisor, on a console of their own, confirms the void
+    # a second supervisor, on a console of their own, takes the card back: A1 is dealt again
     second = await browser.new_context(viewport=DESKTOP)
     try:
         other = await second.new_page()
@@ -271,6 +266,33 @@ async def test_a_supervisor_runs_a_table_from_the_console(
         await expect(other.locator("#live-name")).to_have_text(
             "Console test table", timeout=WAIT_MS
         )
+        await other.get_by_role("button", name="Re-scan from it").click()
+        await confirm(other, "QS misread: A1 dealt again")
+        await expect(other.locator("#action-status")).to_contain_text("deals again")
+        await expect(marked).to_have_count(0, timeout=WAIT_MS)
+        await expect(page.locator("#deal li[data-card]")).to_have_count(0, timeout=WAIT_MS)
+        await studio.deal(table_id, ["QH"])
+        await expect(page.locator('#deal li[data-card="QH"]')).to_be_visible(timeout=WAIT_MS)
+
+        # a card dealt, so the supervisor's cancel is a request for a second one
+        await page.get_by_role("button", name="Cancel round").click()
+        await confirm(page, "wrong shoe")
+        await expect(page.locator("#live-alert")).to_contain_text(
+            "Void requested by supervisor-1", timeout=WAIT_MS
+        )
+        await expect(problem_of(page, table_id, "void_requested")).to_be_visible(timeout=WAIT_MS)
+        # the same supervisor cannot confirm it: the dialog stays open with the service's reason
+        await page.get_by_role("button", name="Cancel round").click()
+        dialog = page.locator("dialog#confirm")
+        await dialog.get_by_label(re.compile("Reason")).fill("wrong shoe, again")
+        await dialog.locator("#confirm-yes").click()
+        await expect(dialog.get_by_role("alert")).to_contain_text(
+            "another supervisor must confirm it (same_supervisor)", timeout=WAIT_MS
+        )
+        await dialog.get_by_role("button", name="Go back").click()
+        await expect(dialog).to_be_hidden(timeout=WAIT_MS)
+
+        # the second supervisor confirms the void
         await other.get_by_role("button", name="Cancel round").click()
         await confirm(other, "wrong shoe, confirmed")
         await expect(other.locator("#action-status")).to_contain_text("cancelled")

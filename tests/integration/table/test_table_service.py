@@ -228,6 +228,29 @@ async def test_a_duplicate_card_pauses_the_round_and_two_supervisors_void_it(
         assert of_type(events, "CardRefused")[-1]["payload"]["reason"] == "round_paused"
         assert types(events)[-3:] == ["CardMarkedWrong", "RoundPaused", "CardRefused"]
 
+        # the one who marked it cannot take it back alone; another supervisor can: the cards
+        # from B1 on are taken back and the round resumes, B1 dealt again
+        alone = await client.post(
+            f"/tables/{table_id}/rescan", json={"reason": "x"}, headers=SUPERVISOR
+        )
+        assert (alone.status_code, alone.json()["code"]) == (403, "same_supervisor")
+        rescan = await client.post(
+            f"/tables/{table_id}/rescan", json={"reason": "B1 misread"}, headers=SUPERVISOR_2
+        )
+        assert rescan.status_code == 200, rescan.text
+        assert [c["position"] for c in rescan.json()["round"]["cards"]] == ["A1"]
+        assert rescan.json()["round"]["paused"] is False
+        nothing = await client.post(
+            f"/tables/{table_id}/rescan", json={"reason": "again"}, headers=SUPERVISOR_2
+        )
+        assert (nothing.status_code, nothing.json()["code"]) == (409, "nothing_marked_wrong")
+        await scan(table_settings, table_id, "3C")
+        events = await wait_for(client, table_id, count("CardDealt", 4))
+        assert of_type(events, "CardDealt")[-1]["payload"]["position"] == "B1"
+        [withdrawn] = of_type(events, "CardsWithdrawn")
+        assert withdrawn["payload"]["positions"] == ["B1", "A2"]
+        assert withdrawn["payload"]["marked_by"] == "supervisor-1"
+
         # a started round: a void takes two supervisors (decision 0057)
         request = await client.post(
             f"/tables/{table_id}/cancel", json={"reason": "misdeal"}, headers=SUPERVISOR
@@ -240,7 +263,7 @@ async def test_a_duplicate_card_pauses_the_round_and_two_supervisors_void_it(
         assert void.status_code == 200, void.text
         events = await wait_for(client, table_id, count("RoundOpened", 2))
         [cancel] = of_type(events, "RoundCancelled")
-        assert cancel["payload"]["cards_dealt"] == 3
+        assert cancel["payload"]["cards_dealt"] == 2  # A1, and B1 dealt again
         assert cancel["payload"]["actor"] == "supervisor-2"
         assert not of_type(events, "RoundClosed")
 

@@ -14,10 +14,13 @@ from teenpatti.engine import PUBLISHED_PAY_TABLE, pay_table_to_mapping
 from teenpatti.events import Event
 from teenpatti.events.catalog import (
     CardDealt,
+    CardMarkedWrong,
     CardRefused,
+    CardsWithdrawn,
     DeckReplaced,
     RoundCancelled,
     RoundOpened,
+    RoundResumed,
     StakeLimit,
     TableOpened,
     VoidRequested,
@@ -91,7 +94,12 @@ def cancelled(actor: str, cards: int) -> Event:
 
 
 def control(events: list[Event]) -> set[str]:
-    wanted = {"dealt_after_exposure", "single_supervisor_void"}
+    wanted = {
+        "dealt_after_exposure",
+        "single_supervisor_void",
+        "dealt_while_held",
+        "single_supervisor_rescan",
+    }
     return {code for code in codes([round_opened(1, PUBLISHED), *events], "result")} & wanted
 
 
@@ -107,6 +115,40 @@ def test_a_started_round_voided_by_one_supervisor_is_a_finding() -> None:
     assert control([cancelled("alice", 0)]) == set()  # before the first card one suffices
     assert control([dealt("AS"), cancelled("alice", 1)]) == {"single_supervisor_void"}
     assert control([dealt("AS"), request, cancelled("alice", 1)]) == {"single_supervisor_void"}
+
+
+def test_a_card_dealt_under_a_void_request_or_a_card_marked_wrong_is_a_finding() -> None:
+    request = VoidRequested(round_id=ROUND, table_id="T1", actor="alice", reason="x", cards_dealt=1)
+    marked = CardMarkedWrong(
+        round_id=ROUND, table_id="T1", actor="alice", position="A1", reason="misread"
+    )
+    resumed = RoundResumed(round_id=ROUND, table_id="T1", actor="bob", betting_closes_at=None)
+    assert control([dealt("AS"), request, resumed, dealt("KS", "B1")]) == set()
+    assert control([dealt("AS"), request, dealt("KS", "B1")]) == {"dealt_while_held"}
+    assert control([dealt("AS"), marked, dealt("KS", "B1")]) == {"dealt_while_held"}
+
+
+def test_cards_taken_back_by_the_one_who_marked_them_wrong_is_a_finding() -> None:
+    marked = CardMarkedWrong(
+        round_id=ROUND, table_id="T1", actor="alice", position="A1", reason="misread"
+    )
+
+    def withdrawn(actor: str) -> Event:
+        return CardsWithdrawn(
+            round_id=ROUND,
+            table_id="T1",
+            actor=actor,
+            marked_by="alice",
+            positions=["A1"],
+            reason="deal again",
+        )
+
+    resumed = RoundResumed(round_id=ROUND, table_id="T1", actor="bob", betting_closes_at=None)
+    again = [dealt("AS"), marked, withdrawn("bob"), resumed, dealt("AH")]
+    assert control(again) == set()
+    assert control([dealt("AS"), marked, withdrawn("alice"), resumed, dealt("AH")]) == {
+        "single_supervisor_rescan"
+    }
 
 
 def test_rounds_under_the_published_or_an_approved_pay_table_are_clean() -> None:

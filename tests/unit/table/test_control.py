@@ -31,6 +31,7 @@ from table_service.domain.decisions import (
     decide_open_table,
     decide_reject_change,
     decide_replace_deck,
+    decide_rescan,
     decide_resume,
     decide_scan,
     rtp_percent,
@@ -43,6 +44,7 @@ from teenpatti.events.catalog import (
     CardMarkedWrong,
     CardRefused,
     CardScanned,
+    CardsWithdrawn,
     ConfigChangeProposed,
     ConfigChangeRejected,
     DeckReplaced,
@@ -328,6 +330,29 @@ def test_a_card_marked_wrong_pauses_the_round_until_another_supervisor_resumes_o
     state = apply(state, decide_cancel(state, "alice", "B1 was misread"))
     [void] = decide_cancel(state, "bob", "agreed")
     assert isinstance(void, RoundCancelled)
+
+
+def test_a_second_supervisor_takes_back_the_wrong_card_and_those_after_it_to_deal_again() -> None:
+    state = dealing(["AS", "KS", "AH", "KH"])
+    state = apply(state, decide_mark_wrong(state, "alice", "B1", "KS was KC"))
+    with pytest.raises(FourEyesError):
+        decide_rescan(state, "alice", "alone", T0)
+    withdrawn, resumed = decide_rescan(state, "bob", "deal again from B1", T0)
+    assert isinstance(withdrawn, CardsWithdrawn) and isinstance(resumed, RoundResumed)
+    assert (withdrawn.positions, withdrawn.marked_by, resumed.actor) == (
+        ["B1", "A2", "B2"],
+        "alice",
+        "bob",
+    )
+    state = apply(state, [withdrawn, resumed])
+    assert state.round is not None and state.round.dealt_cards == ("AS",)
+    assert state.round.marked_wrong is None and not state.round.paused
+    # the next read is dealt at B1; a card taken back may be dealt again
+    state = apply(state, decide_scan(state, scan("KS"), T0))
+    assert state.round is not None and state.round.cards[-1] == ("B1", "KS")
+    with pytest.raises(RoundConflictError) as nothing:
+        decide_rescan(state, "bob", "again", T0)
+    assert nothing.value.code == "nothing_marked_wrong"
 
 
 def test_only_a_dealt_card_of_a_round_in_play_is_marked_wrong() -> None:

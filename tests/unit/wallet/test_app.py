@@ -35,6 +35,7 @@ async def test_it_subscribes_to_the_rounds_and_their_settlement() -> None:
                 "RoundPaused",
                 "RoundResumed",
                 "CardDealt",
+                "CardsWithdrawn",
             }
         ),
         SETTLEMENT_EVENTS: frozenset({"BetsSettled", "SettlementResolved"}),

@@ -364,6 +364,16 @@ async def mark_card_wrong(
     )
 
 
+@router.post("/tables/{table_id}/rescan")
+async def rescan_from_wrong_card(
+    table_id: str, body: Reason, holder: Supervisor, parts: Parts
+) -> TablePublic:
+    """The card marked wrong and every card dealt after it are taken back, and the round
+    resumes: the dealer deals again from that position. Another supervisor than the one who
+    marked it."""
+    return TablePublic.of(await parts.service.rescan(table_id, holder.name, body.reason))
+
+
 @router.post("/tables/{table_id}/cancel", responses={202: {"model": TablePublic}})
 async def cancel_round(
     table_id: str, body: Reason, holder: Supervisor, parts: Parts, response: Response

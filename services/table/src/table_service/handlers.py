@@ -54,6 +54,7 @@ from .domain.decisions import (
     decide_pause,
     decide_reject_change,
     decide_replace_deck,
+    decide_rescan,
     decide_resume,
     decide_scan,
     refuse_unknown_table,
@@ -219,6 +220,10 @@ class TableService:
         state, _ = await self.execute(
             table_id, lambda s, _: decide_mark_wrong(s, actor, position, reason)
         )
+        return state
+
+    async def rescan(self, table_id: str, actor: str, reason: str) -> TableState:
+        state, _ = await self.execute(table_id, lambda s, now: decide_rescan(s, actor, reason, now))
         return state
 
     async def cancel(self, table_id: str, actor: str, reason: str) -> TableState:

@@ -13,6 +13,7 @@ from teenpatti.events.catalog import (
     BetsSettled,
     BettingClosed,
     CardDealt,
+    CardsWithdrawn,
     RoundCancelled,
     RoundClosed,
     RoundOpened,
@@ -52,6 +53,7 @@ async def wire(kernel: Kernel[WalletSettings]) -> Wiring:
                 RoundResumed: consumers.round_resumed,
                 # the cards of a round cancelled mid-deal, for the players' last games
                 CardDealt: consumers.card_dealt,
+                CardsWithdrawn: consumers.cards_withdrawn,
             },
             SETTLEMENT_EVENTS: {
                 BetsSettled: consumers.bets_settled,

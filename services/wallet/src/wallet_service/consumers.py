@@ -19,6 +19,7 @@ from teenpatti.events.catalog import (
     BetsSettled,
     BettingClosed,
     CardDealt,
+    CardsWithdrawn,
     RoundCancelled,
     RoundClosed,
     RoundOpened,
@@ -140,6 +141,13 @@ class WalletConsumers:
         await db.record_dealt(
             connection, [(r.event.round_id, r.event.position, r.event.card) for r in received]
         )
+
+    async def cards_withdrawn(
+        self, connection: asyncpg.Connection, received: list[Received[CardsWithdrawn]]
+    ) -> None:
+        """Cards taken back by two supervisors: dealt again, so out of the round's cards."""
+        for event in (r.event for r in received):
+            await db.withdraw_dealt(connection, event.round_id, event.positions)
 
     async def round_paused(
         self, connection: asyncpg.Connection, received: list[Received[RoundPaused]]

@@ -45,6 +45,7 @@ PLAYER_EVENTS = frozenset(
         "RoundOpened",
         "BettingClosed",
         "CardDealt",
+        "CardsWithdrawn",
         "RoundPaused",
         "RoundResumed",
         "RoundCancelled",
@@ -52,10 +53,18 @@ PLAYER_EVENTS = frozenset(
     }
 )
 # who did it and why (people's names, studio notes) and the scanner's ids
-HIDDEN_PAYLOAD_FIELDS = frozenset({"actor", "approved_by", "reason", "scan_id"})
+HIDDEN_PAYLOAD_FIELDS = frozenset({"actor", "approved_by", "marked_by", "reason", "scan_id"})
 HIDDEN_TABLE_FIELDS = frozenset({"closed_reason", "pending_change"})
 HIDDEN_ROUND_FIELDS = frozenset(
-    {"pause_reason", "paused_by", "cancelled_by", "cancel_reason", "void_requested_by"}
+    {
+        "pause_reason",
+        "paused_by",
+        "cancelled_by",
+        "cancel_reason",
+        "void_requested_by",
+        "card_marked_wrong",
+        "card_marked_wrong_by",
+    }
 )
 SESSION_CHECK_SECONDS = 30.0
 MAX_POSITION = 2**31 - 1

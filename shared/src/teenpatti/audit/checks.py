@@ -45,6 +45,7 @@ from teenpatti.events.catalog import (
     CardDealt,
     CardMarkedWrong,
     CardRefused,
+    CardsWithdrawn,
     DeckReplaced,
     FundsDeposited,
     FundsWithdrawn,
@@ -72,6 +73,7 @@ AUDITED_TYPES = frozenset(
         "DeckReplaced",
         "VoidRequested",
         "CardMarkedWrong",
+        "CardsWithdrawn",
         "RoundResumed",
         "RoundOpened",
         "CardDealt",
@@ -109,6 +111,7 @@ class Round:
     void_requested_by: str | None = None  # the first of a started round's two voiders
     marked_wrong: str | None = None  # a dealt card marked wrong, the round not resumed since
     dealt_while_held: str = ""  # a card dealt under a void request or a card marked wrong
+    single_supervisor_rescan: str = ""  # cards taken back by the one who marked them wrong
     dealt: dict[str, tuple[str, str]] = field(default_factory=dict)  # position -> (card, ref)
     closed: RoundClosed | None = None
     cancelled: RoundCancelled | None = None
@@ -194,6 +197,12 @@ class History:
                 self.round(event.round_id).void_requested_by = event.actor
             case CardMarkedWrong():
                 self.round(event.round_id).marked_wrong = event.position
+            case CardsWithdrawn():
+                round_ = self.round(event.round_id)
+                for position in event.positions:
+                    round_.dealt.pop(position, None)
+                if event.actor == event.marked_by:
+                    round_.single_supervisor_rescan = event.positions[0]
             case RoundResumed():
                 # a resume withdraws a void request and lets a card marked wrong stand
                 round_ = self.round(event.round_id)
@@ -272,6 +281,16 @@ def _table_control(round_: Round) -> list[Finding]:
                 "dealt_while_held",
                 f"round {round_.round_id} ({round_.dealt_while_held})",
                 "a card was dealt while a void was requested or a card was marked wrong",
+            )
+        )
+    if round_.single_supervisor_rescan:
+        findings.append(
+            Finding(
+                "result",
+                "single_supervisor_rescan",
+                f"round {round_.round_id}",
+                f"the cards from {round_.single_supervisor_rescan} were taken back by the"
+                " supervisor who marked them wrong, without a second one",
             )
         )
     cancelled = round_.cancelled

@@ -30,6 +30,7 @@ from teenpatti.events.catalog import (
     CardMarkedWrong,
     CardRefused,
     CardScanned,
+    CardsWithdrawn,
     DeckReplaced,
     RoundCancelled,
     RoundClosed,
@@ -336,6 +337,13 @@ def _card_marked_wrong(e: CardMarkedWrong, _: Mapping[Any, str]) -> str:
     return f"card {e.position} marked wrong by {e.actor}: {e.reason}"
 
 
+def _cards_withdrawn(e: CardsWithdrawn, _: Mapping[Any, str]) -> str:
+    return (
+        f"{' '.join(e.positions)} taken back by {e.actor} (marked wrong by {e.marked_by}):"
+        f" {e.reason}; dealt again from {e.positions[0]}"
+    )
+
+
 def _deck_replaced(e: DeckReplaced, _: Mapping[Any, str]) -> str:
     return f"deck replaced by {e.actor}: {e.reason}"
 
@@ -423,6 +431,7 @@ _SUMMARIES: dict[type[Event], Callable[[Any, Mapping[Any, str]], str]] = {
     RoundResumed: _round_resumed,
     VoidRequested: _void_requested,
     CardMarkedWrong: _card_marked_wrong,
+    CardsWithdrawn: _cards_withdrawn,
     DeckReplaced: _deck_replaced,
     RoundCancelled: _round_cancelled,
     RoundClosed: _round_closed,

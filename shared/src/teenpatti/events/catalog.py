@@ -272,6 +272,22 @@ class CardMarkedWrong(Event):
 
 
 @registry.register
+class CardsWithdrawn(Event):
+    """A second supervisor took back the card marked wrong and every card dealt after it: the
+    dealer deals again from that position (the round resumes with it)."""
+
+    event_type: ClassVar[str] = "CardsWithdrawn"
+    round_id: str
+    table_id: str
+    actor: Actor
+    marked_by: Actor
+    positions: Annotated[
+        list[Annotated[str, Field(pattern=r"^[AB][123]$")]], Field(min_length=1, max_length=5)
+    ]
+    reason: Annotated[str, Field(max_length=500)]
+
+
+@registry.register
 class DeckReplaced(Event):
     """After a card was exposed during betting, a supervisor replaced the deck (or the card):
     the round may resume."""
@@ -690,6 +706,7 @@ __all__ = [
     "CardMarkedWrong",
     "CardRefused",
     "CardScanned",
+    "CardsWithdrawn",
     "ConfigChangeProposed",
     "ConfigChangeRejected",
     "CurrencyTotals",

@@ -82,6 +82,7 @@ CONSUMERS: tuple[tuple[str, str, str, frozenset[str] | None], ...] = (
                 "RoundOpened",
                 "BettingClosed",
                 "CardDealt",
+                "CardsWithdrawn",
                 "RoundCancelled",
                 "RoundClosed",
                 "RoundPaused",
@@ -327,22 +328,14 @@ async def reconcile(
     """`teenpatti reconcile --operator ... --reference-operator ... --json` over [since, until),
     run as a person would (the admin on the run's wallet database): its differences."""
     token_file = Path(operator.command[operator.command.index("--admin-token-file") + 1])
-    process = await asyncio.create_subprocess_exec(
-        *(sys.executable, "-m", "teenpatti.cli", "reconcile", "--operator", operator_id),
-        *("--from", since.isoformat(), "--to", until.isoformat()),
-        *("--reference-operator", operator.url, "--admin-token-file", str(token_file), "--json"),
-        env={
-            **os.environ,
-            "TP_ENV": os.environ.get("TP_ENV", "dev"),
-            "TP_WALLET_DATABASE": wallet_database,
-        },
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await process.communicate()
-    if process.returncode not in (0, 1):
-        detail = err.decode(errors="replace").strip()[-500:]
-        return 0, [Violation("reconcile", operator_id, f"exit {process.returncode}: {detail}")]
+    status, out, err = await _teenpatti(
+        wallet_database,
+        "reconcile", "--operator", operator_id,
+        "--from", since.isoformat(), "--to", until.isoformat(),
+        "--reference-operator", operator.url, "--admin-token-file", str(token_file), "--json",
+    )  # fmt: skip
+    if status not in (0, 1):
+        return 0, [Violation("reconcile", operator_id, f"exit {status}: {err}")]
     body = json.loads(out)
     return int(body["ours"]), [
         Violation(
@@ -357,20 +350,9 @@ async def reconcile(
 async def rebuilt(wallet_database: str) -> tuple[int, list[Violation]]:
     """`teenpatti rebuild wallet --json` on the run's wallet database, run as a person would:
     the events folded and the projections that differ from the live ones."""
-    process = await asyncio.create_subprocess_exec(
-        *(sys.executable, "-m", "teenpatti.cli", "rebuild", "wallet", "--json"),
-        env={
-            **os.environ,
-            "TP_ENV": os.environ.get("TP_ENV", "dev"),
-            "TP_WALLET_DATABASE": wallet_database,
-        },
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await process.communicate()
-    if process.returncode not in (0, 1):
-        detail = err.decode(errors="replace").strip()[-500:]
-        return 0, [Violation("rebuild", "wallet", f"exit {process.returncode}: {detail}")]
+    status, out, err = await _teenpatti(wallet_database, "rebuild", "wallet", "--json")
+    if status not in (0, 1):
+        return 0, [Violation("rebuild", "wallet", f"exit {status}: {err}")]
     body = json.loads(out)
     found = [
         Violation(
@@ -384,3 +366,21 @@ async def rebuilt(wallet_database: str) -> tuple[int, list[Violation]]:
     ]
     found += [Violation("rebuild", "wallet events", d) for d in body["disagreements"]]
     return int(body["events"]), found
+
+
+async def _teenpatti(wallet_database: str, *argv: str) -> tuple[int, bytes, str]:
+    """`teenpatti ARGV...` as a person runs it (the admin, on the run's wallet database): its
+    exit status, its output, and the end of its error output."""
+    process = await asyncio.create_subprocess_exec(
+        *(sys.executable, "-m", "teenpatti.cli", *argv),
+        env={
+            **os.environ,
+            "TP_ENV": os.environ.get("TP_ENV", "dev"),
+            "TP_WALLET_DATABASE": wallet_database,
+        },
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await process.communicate()
+    assert process.returncode is not None
+    return process.returncode, out, err.decode(errors="replace").strip()[-500:]

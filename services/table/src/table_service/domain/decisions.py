@@ -27,6 +27,7 @@ from teenpatti.events.catalog import (
     CardMarkedWrong,
     CardRefused,
     CardScanned,
+    CardsWithdrawn,
     ConfigChangeProposed,
     ConfigChangeRejected,
     DeckReplaced,
@@ -575,6 +576,36 @@ def decide_mark_wrong(state: TableState, actor: str, position: str, reason: str)
         round_id=r.round_id, table_id=state.table_id, actor=actor, position=position, reason=reason
     )
     return [marked, *_pause_now(state, r, actor, f"card {position} marked wrong: {reason}")]
+
+
+def decide_rescan(state: TableState, actor: str, reason: str, now: datetime) -> list[Event]:
+    """Another supervisor than the one who marked a card wrong takes it back with every card
+    dealt after it, and the round resumes: the dealer deals again from that position."""
+    r = _in_play(state, "rescan")
+    if r.marked_wrong is None:
+        raise RoundConflictError(
+            "nothing_marked_wrong",
+            f"no card of {r.round_id} is marked wrong: mark it first"
+            f" (POST /tables/{state.table_id}/cards/{{position}}/wrong)",
+            phase=state.phase,
+        )
+    if r.marked_wrong_by == actor:
+        raise FourEyesError(
+            "same_supervisor",
+            f"{actor} marked card {r.marked_wrong} of {r.round_id} wrong: another supervisor"
+            " takes it back",
+        )
+    positions = [p for p, _ in r.cards]
+    from_here = positions[positions.index(r.marked_wrong) :]
+    withdrawn = CardsWithdrawn(
+        round_id=r.round_id,
+        table_id=state.table_id,
+        actor=actor,
+        marked_by=r.marked_wrong_by or actor,
+        positions=from_here,
+        reason=reason,
+    )
+    return [withdrawn, *decide_resume(evolve_all(state, [withdrawn], now), actor, now)]
 
 
 def _pause_now(state: TableState, r: Round, actor: str, reason: str) -> list[Event]:

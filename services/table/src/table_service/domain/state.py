@@ -20,6 +20,7 @@ from teenpatti.events.catalog import (
     CardDealt,
     CardMarkedWrong,
     CardRefused,
+    CardsWithdrawn,
     ConfigChangeProposed,
     ConfigChangeRejected,
     DeckReplaced,
@@ -326,6 +327,11 @@ def _card_marked_wrong(r: Round, event: CardMarkedWrong, at: datetime) -> Change
     }
 
 
+def _cards_withdrawn(r: Round, event: CardsWithdrawn, at: datetime) -> Changes:
+    taken_back = set(event.positions)
+    return {"cards": tuple(c for c in r.cards if c[0] not in taken_back)}
+
+
 def _round_paused(r: Round, event: RoundPaused, at: datetime) -> Changes:
     remaining = r.betting_remaining
     if r.phase is RoundPhase.BETTING and r.betting_closes_at is not None:
@@ -398,6 +404,7 @@ _ROUND_CHANGES: dict[type[Event], Callable[[Round, Any, datetime], Changes]] = {
     DeckReplaced: _deck_replaced,
     VoidRequested: _void_requested,
     CardMarkedWrong: _card_marked_wrong,
+    CardsWithdrawn: _cards_withdrawn,
     RoundPaused: _round_paused,
     RoundResumed: _round_resumed,
     RoundClosed: _round_closed,

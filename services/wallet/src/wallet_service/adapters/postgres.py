@@ -302,6 +302,18 @@ async def record_dealt(
     )
 
 
+async def withdraw_dealt(
+    connection: asyncpg.Connection, round_id: str, positions: list[str]
+) -> None:
+    """Cards taken back (CardsWithdrawn): out of their round's `dealt`."""
+    await connection.execute(
+        "UPDATE wallet_rounds SET dealt = dealt - $2::text[], updated_at = now()"
+        " WHERE round_id = $1",
+        round_id,
+        positions,
+    )
+
+
 async def round_row(connection: asyncpg.Connection, round_id: str) -> asyncpg.Record | None:
     row: asyncpg.Record | None = await connection.fetchrow(
         "SELECT round_id, table_id, status, paused, opened_at, betting_closes_at, sealed_at,"

@@ -443,6 +443,13 @@ function renderAlert(state) {
         + " supervisor cancels it too.",
     );
   }
+  if (round?.card_marked_wrong) {
+    messages.push(
+      `Card ${round.card_marked_wrong} marked wrong by ${round.card_marked_wrong_by}: no card is`
+        + " dealt until another supervisor resumes the round (the card stands), re-scans from it,"
+        + " or two cancel it.",
+    );
+  }
   if (round?.exposed) {
     messages.push(
       "A card was read while betting was open (its value is sealed): replace the deck and"
@@ -473,6 +480,9 @@ function renderActions(state) {
     pause: inPlay(round) && !round.paused,
     resume: inPlay(round) && round.paused,
     cancel: inPlay(round),
+    "mark-wrong": round?.phase === "dealing" && round.cards.length > 0
+      && !round.card_marked_wrong,
+    rescan: inPlay(round) && Boolean(round.card_marked_wrong),
     "replace-deck": inPlay(round) && round.exposed,
     close: state.status === "open",
   };
@@ -758,6 +768,27 @@ const ACTIONS = {
         + " round too."
       : `Round ${s.round?.number} cancelled; every bet refunded.`),
   },
+  "mark-wrong": {
+    title: "Mark a dealt card wrong?",
+    text: (s) => `Round ${s.round.number} of ${s.table_id} stops at once: no card is dealt`
+      + " until another supervisor resumes it (the card stands) or two cancel it (every bet"
+      + " refunded).",
+    choice: (s) => ({ label: "Card", options: s.round.cards.map((c) => c.position) }),
+    path: (choice) => `cards/${encodeURIComponent(choice)}/wrong`,
+    confirm: "Mark card wrong",
+    reason: "required",
+    danger: true,
+    done: (s) => `Card ${s.round?.card_marked_wrong} marked wrong: the round is paused.`,
+  },
+  rescan: {
+    title: "Take the card back and re-scan?",
+    text: (s) => `Card ${s.round.card_marked_wrong} and every card dealt after it are taken`
+      + ` back, and the dealer deals again from ${s.round.card_marked_wrong}. It takes another`
+      + ` supervisor than ${s.round.card_marked_wrong_by}, who marked it.`,
+    confirm: "Take back and re-scan",
+    reason: "required",
+    done: (s) => `Round ${s.round?.number} goes on: the dealer deals again.`,
+  },
   "replace-deck": {
     title: "Replace the deck?",
     text: (s) => `Confirm that the deck of ${s.table_id} was replaced after a card was exposed;`
@@ -789,11 +820,13 @@ async function onAction(event) {
     text: action.text(state),
     confirmLabel: action.confirm,
     reason: action.reason,
+    choice: action.choice ? action.choice(state) : null,
     danger: action.danger ?? false,
     returnFocus: button,
-    run: async (reason) => {
+    run: async (reason, choice) => {
       const body = reason ? { reason } : action.reason === "optional" ? {} : { reason };
-      const path = `/tables/${encodeURIComponent(state.table_id)}/${button.dataset.action}`;
+      const what = action.path ? action.path(choice) : button.dataset.action;
+      const path = `/tables/${encodeURIComponent(state.table_id)}/${what}`;
       const answer = await api.post("table", path, body);
       if (live === watched) showState(answer.body);
       const message = action.done(answer.body, answer.status);

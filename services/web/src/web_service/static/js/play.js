@@ -115,6 +115,11 @@ function apply(message) {
     case "CardDealt":
       if (round?.round_id === p.round_id) round.cards.push({ position: p.position, card: p.card });
       break;
+    case "CardsWithdrawn": // taken back by the studio: dealt again from the first of them
+      if (round?.round_id === p.round_id) {
+        round.cards = round.cards.filter((c) => !p.positions.includes(c.position));
+      }
+      break;
     case "RoundPaused":
       if (round?.round_id === p.round_id) {
         round.paused = true;

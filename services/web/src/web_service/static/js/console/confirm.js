@@ -13,6 +13,9 @@ export class ConfirmDialog {
     this.reasonBox = byId("confirm-reason-box");
     this.reasonLabel = byId("confirm-reason-label");
     this.reason = byId("confirm-reason");
+    this.choiceBox = byId("confirm-choice-box");
+    this.choiceLabel = byId("confirm-choice-label");
+    this.choice = byId("confirm-choice");
     this.error = byId("confirm-error");
     this.yes = byId("confirm-yes");
     this.no = byId("confirm-no");
@@ -25,14 +28,28 @@ export class ConfirmDialog {
     });
   }
 
-  // Resolves true once `run(reason)` succeeded, false when the supervisor went back.
-  ask({ title, text, confirmLabel, reason = null, danger = false, returnFocus = null, run }) {
+  // Resolves true once `run(reason, choice)` succeeded, false when the supervisor went back.
+  // `choice`: {label, options} for a value picked among options (a card's position).
+  ask({
+    title, text, confirmLabel, reason = null, choice = null, danger = false, returnFocus = null,
+    run,
+  }) {
     if (this.pending !== null) this.finish(false);
     this.title.textContent = title;
     this.text.textContent = text;
     this.yes.textContent = confirmLabel;
     this.yes.classList.toggle("button--danger", danger);
     this.yes.disabled = false;
+    this.choiceBox.hidden = choice === null;
+    this.choice.replaceChildren(
+      ...(choice?.options ?? []).map((value) => {
+        const option = document.createElement("option");
+        option.value = value;
+        option.textContent = value;
+        return option;
+      }),
+    );
+    this.choiceLabel.textContent = choice?.label ?? "";
     this.reasonBox.hidden = reason === null;
     this.reason.value = "";
     this.reason.required = reason === "required";
@@ -62,7 +79,7 @@ export class ConfirmDialog {
     this.yes.disabled = true;
     this.dialog.setAttribute("aria-busy", "true");
     try {
-      await pending.run(reason);
+      await pending.run(reason, this.choice.value);
     } catch (error) {
       showMessage(this.error, `Refused: ${error.message}`);
       this.yes.disabled = false;

@@ -28,6 +28,8 @@ function eventSummary({ event_type: type, payload: p }) {
     case "RoundResumed": return `by ${p.actor}`;
     case "RoundCancelled": return `by ${p.actor} after ${p.cards_dealt} card(s): ${p.reason}`;
     case "VoidRequested": return `by ${p.actor}: ${p.reason}`;
+    case "CardMarkedWrong": return `${p.position} by ${p.actor}: ${p.reason}`;
+    case "CardsWithdrawn": return `${p.positions.join(" ")} taken back by ${p.actor}: ${p.reason}`;
     case "DeckReplaced": return `by ${p.actor}: ${p.reason}`;
     case "RoundClosed": {
       const wins = p.winner === "tie" ? "" : " wins";
