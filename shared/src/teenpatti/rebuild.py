@@ -10,8 +10,13 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, TextIO
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    import asyncpg
 
 EXIT_EQUAL, EXIT_DIFFERENT = 0, 1
 
@@ -52,6 +57,107 @@ class RebuildReport:
         return all(p.equal for p in self.projections) and not self.disagreements
 
 
+@dataclass(frozen=True)
+class Projection:
+    """A projection as rebuilt (`columns` of the fresh table) and as it lives (`live`, the
+    same columns read from the service's table)."""
+
+    name: str
+    columns: str
+    live: str
+
+
+SHOWN = 20  # differing rows shown per projection and side
+PAGE = 5_000
+
+
+async def stored_events(connection: asyncpg.Connection) -> AsyncIterator[tuple[Any, Any]]:
+    """Every event of the service's store in commit order, decoded, with its cause."""
+    from teenpatti.events.catalog import registry
+    from teenpatti.eventsourcing.store import AsyncpgEventStore, GlobalPosition
+
+    store = AsyncpgEventStore(pool=None, producer="rebuild")  # reads on `connection` only
+    after = GlobalPosition()
+    while True:
+        page = await store.read_all(after, PAGE, connection=connection)
+        for stored in page:
+            event = registry.decode_json(
+                stored.event_type, stored.schema_version, stored.payload_json
+            )
+            yield event, stored.causation_id
+        if len(page) < PAGE:
+            return
+        after = page[-1].global_position
+
+
+async def rebuild_into_fresh_tables(
+    connection: asyncpg.Connection,
+    service: str,
+    projections: Sequence[tuple[Projection, list[tuple[Any, ...]]]],
+    *,
+    events: int,
+    disagreements: list[str],
+    keep: bool,
+) -> RebuildReport:
+    """Write each projection's rebuilt rows into a new schema, compare each with the live
+    table (both ways, `EXCEPT ALL`); the schema is dropped unless `keep`."""
+    schema = f"rebuild_{service}_{datetime.now(UTC):%Y%m%d%H%M%S%f}"
+    await connection.execute(f"CREATE SCHEMA {schema}")
+    try:
+        checks = []
+        for projection, rows in projections:
+            table = f"{schema}.{projection.name}"
+            await connection.execute(f"CREATE TABLE {table} ({projection.columns})")
+            await connection.copy_records_to_table(
+                projection.name, schema_name=schema, records=rows
+            )
+            checks.append(await _compare(connection, projection, table, len(rows)))
+    finally:
+        if not keep:
+            await connection.execute(f"DROP SCHEMA {schema} CASCADE")
+    return RebuildReport(
+        service=service,
+        events=events,
+        schema=schema if keep else None,
+        projections=checks,
+        disagreements=disagreements,
+    )
+
+
+async def _compare(
+    connection: asyncpg.Connection, projection: Projection, table: str, rebuilt: int
+) -> ProjectionCheck:
+    live_rows = f"({projection.live})"
+    only_live = await connection.fetch(
+        f"{live_rows} EXCEPT ALL (SELECT * FROM {table}) LIMIT {SHOWN}"
+    )
+    only_rebuilt = await connection.fetch(
+        f"(SELECT * FROM {table}) EXCEPT ALL {live_rows} LIMIT {SHOWN}"
+    )
+    counts = await connection.fetchrow(
+        f"SELECT (SELECT count(*) FROM {live_rows} AS l) AS live,"
+        f" (SELECT count(*) FROM ({live_rows} EXCEPT ALL (SELECT * FROM {table})) AS a) AS a,"
+        f" (SELECT count(*) FROM ((SELECT * FROM {table}) EXCEPT ALL {live_rows}) AS b) AS b"
+    )
+    assert counts is not None
+    return ProjectionCheck(
+        name=projection.name,
+        live_rows=int(counts["live"]),
+        rebuilt_rows=rebuilt,
+        only_live=int(counts["a"]),
+        only_rebuilt=int(counts["b"]),
+        examples_live=[_plain(row) for row in only_live],
+        examples_rebuilt=[_plain(row) for row in only_rebuilt],
+    )
+
+
+def _plain(row: asyncpg.Record) -> dict[str, Any]:
+    return {
+        key: value if isinstance(value, int | str | None) else str(value)
+        for key, value in row.items()
+    }
+
+
 def add_rebuild_parser(commands: Any) -> None:
     parser = commands.add_parser(
         "rebuild",
@@ -63,7 +169,7 @@ def add_rebuild_parser(commands: Any) -> None:
             " See docs/audit.md."
         ),
     )
-    parser.add_argument("service", metavar="SERVICE", help="the service (wallet)")
+    parser.add_argument("service", metavar="SERVICE", help="the service (wallet, settlement)")
     parser.add_argument(
         "--keep", action="store_true", help="keep the fresh tables (their schema is printed)"
     )

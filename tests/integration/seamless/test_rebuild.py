@@ -168,7 +168,7 @@ async def test_the_wallet_rebuilt_from_its_events_equals_the_live_projections(
 async def test_a_service_that_rebuilds_nothing_is_refused_by_name(
     monkeypatch: pytest.MonkeyPatch, wallet_settings: WalletSettings
 ) -> None:
-    for name, why in (("settlement", "declares no rebuild"), ("casino", "no service 'casino'")):
+    for name, why in (("table", "declares no rebuild"), ("casino", "no service 'casino'")):
         status, _, err = await operators_cli(
             monkeypatch, wallet_settings.wallet_database, name, command="rebuild"
         )

@@ -6,8 +6,17 @@ asked), and the input events come from the test on the test's own topics.
 
 from __future__ import annotations
 
+import asyncio
+import io
+import json
+import os
+from typing import Any
+
+import pytest
+
 from settlement_service.app import create_app
 from settlement_service.config import SettlementSettings
+from teenpatti import cli
 from teenpatti.events.catalog import CurrencyTotals, SettledLine
 
 from ..services import running
@@ -32,7 +41,7 @@ def by_bet(settled: list[SettledLine]) -> dict[str, SettledLine]:
 
 
 async def test_every_bet_type_pays_per_the_published_table(
-    settlement_settings: SettlementSettings,
+    monkeypatch: pytest.MonkeyPatch, settlement_settings: SettlementSettings
 ) -> None:
     # T1: A 9S 9H 8C (pair of nines) beats B 10C 7D 6S (ten high); the six cards hold the
     # straight 6-7-8-9-10. T2: B QS QH QD (trail) beats A 2C 5D 9H; six cards: three queens.
@@ -141,6 +150,39 @@ async def test_every_bet_type_pays_per_the_published_table(
         assert body["status"] == "settled"
         assert body["result"]["six_card_bonus_hand"] == "straight"
         assert body["totals"]["INR"] == {"stake": 2312, "returned": 3666, "house_result": -1354}
+
+    # what the settlement stated, rebuilt from its stream, equals its projection; a result
+    # changed behind the events' back is found
+    status, report = await rebuild_settlement(monkeypatch, settlement_settings)
+    assert (status, report["equal"], report["disagreements"]) == (0, True, []), report
+    counted = {p["name"]: p for p in report["projections"]}
+    assert counted["settled_bets"]["rebuilt_rows"] == counted["settled_bets"]["live_rows"] == 16
+    assert counted["settled_rounds"]["rebuilt_rows"] == 2
+    connection = await connect(settlement_settings)
+    try:
+        await connection.execute(
+            "UPDATE bets SET returned = returned + 1 WHERE bet_id = $1", t1[0].bet_id
+        )
+    finally:
+        await connection.close()
+    status, report = await rebuild_settlement(monkeypatch, settlement_settings)
+    assert status == 1
+    differing = [p for p in report["projections"] if p["only_live"] or p["only_rebuilt"]]
+    assert [(p["name"], p["only_live"], p["only_rebuilt"]) for p in differing] == [
+        ("settled_bets", 1, 1)
+    ]
+
+
+async def rebuild_settlement(
+    monkeypatch: pytest.MonkeyPatch, settings: SettlementSettings
+) -> tuple[int, dict[str, Any]]:
+    """`teenpatti rebuild settlement --json` on the test's settlement database."""
+    monkeypatch.setenv("TP_SETTLEMENT_DATABASE", settings.settlement_database)
+    monkeypatch.setenv("TP_ENV", os.environ.get("TP_ENV", "dev"))
+    out, err = io.StringIO(), io.StringIO()
+    status = await asyncio.to_thread(cli.main, ["rebuild", "settlement", "--json"], None, out, err)
+    assert status in (0, 1), err.getvalue()
+    return status, json.loads(out.getvalue())
 
 
 async def test_a_tie_pushes_the_player_bets_and_pays_the_tie_50_to_1(

@@ -24,6 +24,7 @@ from .adapters.postgres import held_rounds, held_settlement_problems
 from .config import SettlementSettings
 from .entrypoints import router
 from .handlers import ResolutionRefusedError, Settlement
+from .rebuild import rebuild
 from .settler import Settler
 
 
@@ -67,6 +68,7 @@ SERVICE = Service(
             status=lambda error: cast(ResolutionRefusedError, error).status
         )
     },
+    rebuild=rebuild,
 )
 
 

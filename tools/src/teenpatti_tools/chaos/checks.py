@@ -14,8 +14,8 @@ closed. Each finds `Violation`s; a run passes with none.
   operator's balances are its deposits - bets + wins + rollbacks, every debit (bet) of a
   paid slip is ended by exactly one win or one rollback, no transaction applied twice or
   unknown to us, no call left pending or failed;
-- rebuild: `teenpatti rebuild wallet` finds the wallet's projections equal to those folded
-  from its events;
+- rebuild: `teenpatti rebuild wallet` and `teenpatti rebuild settlement` find the
+  projections equal to those folded from each service's events;
 - reconcile: `teenpatti reconcile` over the run finds no difference between our record of
   calls and the reference operator's transactions.
 """
@@ -329,7 +329,7 @@ async def reconcile(
     run as a person would (the admin on the run's wallet database): its differences."""
     token_file = Path(operator.command[operator.command.index("--admin-token-file") + 1])
     status, out, err = await _teenpatti(
-        wallet_database,
+        {"TP_WALLET_DATABASE": wallet_database},
         "reconcile", "--operator", operator_id,
         "--from", since.isoformat(), "--to", until.isoformat(),
         "--reference-operator", operator.url, "--admin-token-file", str(token_file), "--json",
@@ -347,12 +347,13 @@ async def reconcile(
     ]
 
 
-async def rebuilt(wallet_database: str) -> tuple[int, list[Violation]]:
-    """`teenpatti rebuild wallet --json` on the run's wallet database, run as a person would:
-    the events folded and the projections that differ from the live ones."""
-    status, out, err = await _teenpatti(wallet_database, "rebuild", "wallet", "--json")
+async def rebuilt(service: str, database: str) -> tuple[int, list[Violation]]:
+    """`teenpatti rebuild SERVICE --json` on the run's database of the service, run as a
+    person would: the events folded and the projections that differ from the live ones."""
+    variable = f"TP_{service.upper()}_DATABASE"
+    status, out, err = await _teenpatti({variable: database}, "rebuild", service, "--json")
     if status not in (0, 1):
-        return 0, [Violation("rebuild", "wallet", f"exit {status}: {err}")]
+        return 0, [Violation("rebuild", service, f"exit {status}: {err}")]
     body = json.loads(out)
     found = [
         Violation(
@@ -364,19 +365,20 @@ async def rebuilt(wallet_database: str) -> tuple[int, list[Violation]]:
         for p in body["projections"]
         if p["only_live"] or p["only_rebuilt"]
     ]
-    found += [Violation("rebuild", "wallet events", d) for d in body["disagreements"]]
+    found += [Violation("rebuild", f"{service} events", d) for d in body["disagreements"]]
     return int(body["events"]), found
 
 
-async def _teenpatti(wallet_database: str, *argv: str) -> tuple[int, bytes, str]:
-    """`teenpatti ARGV...` as a person runs it (the admin, on the run's wallet database): its
-    exit status, its output, and the end of its error output."""
+async def _teenpatti(databases: dict[str, str], *argv: str) -> tuple[int, bytes, str]:
+    """`teenpatti ARGV...` as a person runs it (the admin, on the run's databases, named by
+    their `TP_*_DATABASE` settings): its exit status, its output, and the end of its error
+    output."""
     process = await asyncio.create_subprocess_exec(
         *(sys.executable, "-m", "teenpatti.cli", *argv),
         env={
             **os.environ,
             "TP_ENV": os.environ.get("TP_ENV", "dev"),
-            "TP_WALLET_DATABASE": wallet_database,
+            **databases,
         },
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,

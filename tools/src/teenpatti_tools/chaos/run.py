@@ -121,7 +121,7 @@ class ChaosReport:
             ("process", "no service died unless killed"),
             ("seamless", "seamless: both sides' money; each debit ended once; none twice"),
             ("reconcile", "teenpatti reconcile: our calls = the operator's transactions"),
-            ("rebuild", "teenpatti rebuild wallet: its projections = its events folded"),
+            ("rebuild", "teenpatti rebuild: wallet and settlement = their events folded"),
         ):
             found = by_check.get(check, 0)
             lines.append(f"    {label:<64} {'ok' if not found else f'{found} VIOLATIONS'}")
@@ -196,9 +196,10 @@ async def run_chaos(
             await studio.ask_again()
             await _finish(report, studio, system, config)
             await _reconciled(report, system, started)
-            events, differences = await rebuilt(system.databases["wallet"])
-            report.counts["rebuilt_events"] = events
-            report.violations += differences
+            for service in ("wallet", "settlement"):
+                events, differences = await rebuilt(service, system.databases[service])
+                report.counts[f"rebuilt_{service}_events"] = events
+                report.violations += differences
         finally:
             stop.set()
             for task in tasks:
