@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, date, datetime, time, timedelta
@@ -203,15 +204,20 @@ def _ledger_problems(
     """What the operator's list shows on its own: a transaction_uuid applied more than once,
     and each bet ended other than exactly once (a win or rollback naming it, or the first
     win closing its player's round, which ends the round's bets still open)."""
-    seen: dict[str, int] = {}
+    applied = Counter(t.transaction_uuid for t in theirs)
+    reported: set[str] = set()
     for their in theirs:
-        seen[their.transaction_uuid] = seen.get(their.transaction_uuid, 0) + 1
-        if seen[their.transaction_uuid] == 2:
-            times = sum(t.transaction_uuid == their.transaction_uuid for t in theirs)
+        times = applied[their.transaction_uuid]
+        if times > 1 and their.transaction_uuid not in reported:
+            reported.add(their.transaction_uuid)
             yield "applied_twice", their, f"the operator applied it {times} times"
     ordered = sorted(theirs, key=lambda t: t.created_at)
     bets = {t.transaction_uuid: t for t in ordered if t.kind == "bet"}
     ends: dict[str, list[str]] = {uuid: [] for uuid in bets}
+    # a closing win ends the bets of its player's round only: look those up, not every bet
+    by_round: defaultdict[tuple[str, str], list[TheirTransaction]] = defaultdict(list)
+    for bet in bets.values():
+        by_round[(bet.user, bet.round)].append(bet)
     for their in ordered:
         if their.kind == "bet" or their.tombstone:
             continue
@@ -219,13 +225,9 @@ def _ledger_problems(
         if named in ends:
             ends[named].append(f"{their.kind} {their.transaction_uuid}")
         if their.kind == "win" and their.round_closed:
-            for uuid, bet in bets.items():
-                if (
-                    uuid != named
-                    and not ends[uuid]
-                    and (bet.user, bet.round) == (their.user, their.round)
-                    and bet.created_at <= their.created_at
-                ):
+            for bet in by_round.get((their.user, their.round), ()):
+                uuid = bet.transaction_uuid
+                if uuid != named and not ends[uuid] and bet.created_at <= their.created_at:
                     ends[uuid].append(f"the round closed by win {their.transaction_uuid}")
     for uuid, bet in bets.items():
         call = ours.get(uuid)
