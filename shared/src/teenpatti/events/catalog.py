@@ -331,6 +331,59 @@ class RoundClosed(Event):
         return (self.winner, self.player_a_hand, self.player_b_hand, self.six_card_bonus_hand)
 
 
+@registry.register
+class ResultVoidRequested(Event):
+    """A supervisor asks to void a round after its result (a misread that was still a card, a
+    card on the wrong spot, found once the round closed): nothing changes until another
+    supervisor confirms it (`RoundVoided`) or any supervisor rejects it."""
+
+    event_type: ClassVar[str] = "ResultVoidRequested"
+    round_id: str
+    table_id: str
+    actor: Actor
+    reason: Annotated[str, Field(min_length=1, max_length=500)]
+
+
+@registry.register
+class ResultVoidRejected(Event):
+    """A request to void a round after its result, withdrawn or turned down: the result
+    stands."""
+
+    event_type: ClassVar[str] = "ResultVoidRejected"
+    round_id: str
+    table_id: str
+    actor: Actor
+    requested_by: Actor
+    reason: Annotated[str, Field(min_length=1, max_length=500)]
+
+
+@registry.register
+class RoundVoided(Event):
+    """Two supervisors voided a round after its result: every bet of it is refunded in full
+    and what it returned is taken back (settlement states it bet by bet, `BetsReversed`). It
+    carries the result it voids, so that every reader shows both: the result as dealt and
+    the void."""
+
+    event_type: ClassVar[str] = "RoundVoided"
+    round_id: str
+    table_id: str
+    requested_by: Actor
+    actor: Actor  # the second supervisor, who confirmed it
+    reason: Annotated[str, Field(min_length=1, max_length=1100)]
+    closed_at: AwareDatetime  # when the voided result was recorded
+    cards: Annotated[list[Card], Field(min_length=6, max_length=6)]  # the voided result
+    player_a_hand: ThreeCardHandName
+    player_b_hand: ThreeCardHandName
+    winner: Winner
+    six_card_bonus_hand: SixCardHandName | None
+
+    @model_validator(mode="after")
+    def _two_people(self) -> RoundVoided:
+        if self.actor == self.requested_by:
+            raise ValueError("a void after the result is confirmed by another supervisor")
+        return self
+
+
 # ------------------------------------------------------ scanner-gateway -> scanner.events
 # A device's events are one stream (`device-<device_id>`): a consumer applies one only if
 # its stream version is above the last it applied for the device (they travel keyed by
@@ -559,6 +612,50 @@ class BetsPaid(Event):
         return _each_line(self, self.bets, PaidLine)
 
 
+class BetCorrected(_Value):
+    """One bet's line in `BetsCorrected`."""
+
+    bet_id: UUID
+    refunded: Stake  # its stake, back to the player
+    reversed: MinorUnits  # what it returned, taken back
+
+
+@registry.register
+class BetsCorrected(Event):
+    """A player's bets of one reversal part (`BetsReversed`) put right, in one currency: what
+    the wallet verified and moved. At a `transfer` wallet, `applied` is the movement of the
+    balance (the refunds less the returns taken back, never below a zero balance) and
+    `shortfall` what the balance could not cover, owed and listed, never lost. At a
+    `seamless` wallet nothing moves here: the protocol has no call to reverse an ended bet, so
+    the whole `net` is listed for the operator and `applied` is 0."""
+
+    event_type: ClassVar[str] = "BetsCorrected"
+    round_id: Identifier
+    table_id: Identifier
+    operator_id: Identifier
+    player_id: Identifier
+    currency: Currency
+    wallet: WalletMode = "transfer"
+    net: Annotated[int, Field(ge=-MAX_TOTAL, le=MAX_TOTAL)]  # refunded - reversed
+    applied: Annotated[int, Field(ge=-MAX_TOTAL, le=MAX_TOTAL)]
+    shortfall: Total
+    balance_after: Total  # 0 at a seamless wallet
+    bets: Annotated[list[BetCorrected], Field(min_length=1, max_length=SETTLEMENT_PART)]
+
+    @model_validator(mode="after")
+    def _adds_up(self) -> BetsCorrected:
+        if self.net != sum(b.refunded - b.reversed for b in self.bets):
+            raise ValueError("net is the lines' refunds less what they returned")
+        if self.wallet == "seamless":
+            if self.applied != 0 or self.shortfall != 0 or self.balance_after != 0:
+                raise ValueError("a seamless correction moves nothing here: it is listed")
+        elif self.applied + (-self.shortfall) != self.net or (
+            self.shortfall and self.balance_after != 0
+        ):
+            raise ValueError("applied less the shortfall is the net; a shortfall empties")
+        return self
+
+
 # ---------------------------------------------------------- settlement -> settlement.events
 class BetSettled(_Value):
     """One bet's line in `BetsSettled`: the bet settled, stating its result, without the
@@ -639,6 +736,92 @@ class RoundSettled(Event):
     settled_at: AwareDatetime
 
 
+class BetReversed(_Value):
+    """One bet's line in `BetsReversed`: its settlement as stated, now reversed, and its
+    stake refunded in full."""
+
+    bet_id: UUID
+    operator_id: Identifier
+    player_id: Identifier
+    bet_type: BetTypeName
+    stake: Stake
+    currency: Currency
+    outcome: Outcome  # as settled before the void
+    returned: MinorUnits  # as settled before the void: what is taken back
+    refunded: Stake  # the stake, refunded in full (Rules README: a void refunds every bet)
+
+    @model_validator(mode="after")
+    def _refunds_the_stake(self) -> BetReversed:
+        if self.refunded != self.stake:
+            raise ValueError("a voided bet's stake is refunded in full")
+        return self
+
+
+class ReversedLine(_Value):
+    """A `BetReversed` line whole, with its round and table."""
+
+    bet_id: UUID
+    round_id: Identifier
+    table_id: Identifier
+    operator_id: Identifier
+    player_id: Identifier
+    bet_type: BetTypeName
+    stake: Stake
+    currency: Currency
+    outcome: Outcome
+    returned: MinorUnits
+    refunded: Stake
+
+
+@registry.register
+class BetsReversed(Event):
+    """A reversal part: the settlement of a run of a round voided after its result
+    (`RoundVoided`), reversed bet by bet, in the order it was settled; parts of up to
+    `SETTLEMENT_PART` bets, as `BetsSettled`."""
+
+    event_type: ClassVar[str] = "BetsReversed"
+    round_id: Identifier
+    table_id: Identifier
+    bets: Annotated[list[BetReversed], Field(min_length=1, max_length=SETTLEMENT_PART)]
+
+    @classmethod
+    def parts(
+        cls, round_id: str, table_id: str, lines: Sequence[BetReversed | Mapping[str, Any]]
+    ) -> list[BetsReversed]:
+        return [
+            cls.model_validate(
+                {
+                    "round_id": round_id,
+                    "table_id": table_id,
+                    "bets": lines[start : start + SETTLEMENT_PART],
+                }
+            )
+            for start in range(0, len(lines), SETTLEMENT_PART)
+        ]
+
+    def each(self) -> list[ReversedLine]:
+        return _each_line(self, self.bets, ReversedLine)
+
+
+class ReversalTotals(_Value):
+    refunded: Total  # the stakes refunded
+    reversed: Total  # the returns taken back
+
+
+@registry.register
+class RoundReversed(Event):
+    """A round's settlement reversed whole: the last event of its reversal, after its
+    `BetsReversed` parts, with the totals they add up to."""
+
+    event_type: ClassVar[str] = "RoundReversed"
+    round_id: Identifier
+    table_id: Identifier
+    bet_count: Annotated[int, Field(ge=0, le=MAX_ROUND_BETS)]
+    totals: Annotated[dict[Currency, ReversalTotals], Field(max_length=MAX_CURRENCIES)]
+    reason: Annotated[str, Field(min_length=1, max_length=1100)]
+    reversed_at: AwareDatetime
+
+
 # what two supervisors may do with a round the settlement holds: `release` it (settle it on
 # the facts on record, once they agree) or `void` it (refund every stake)
 ResolutionAction = Literal["release", "void"]
@@ -696,10 +879,14 @@ __all__ = [
     "TABLE_EVENTS",
     "WALLET_EVENTS",
     "BetBookClosed",
+    "BetCorrected",
     "BetPaid",
+    "BetReversed",
     "BetSettled",
+    "BetsCorrected",
     "BetsPaid",
     "BetsPlaced",
+    "BetsReversed",
     "BetsSettled",
     "BettingClosed",
     "CardDealt",
@@ -719,12 +906,18 @@ __all__ = [
     "Limits",
     "PaidLine",
     "PlacedLine",
+    "ResultVoidRejected",
+    "ResultVoidRequested",
+    "ReversalTotals",
+    "ReversedLine",
     "RoundCancelled",
     "RoundClosed",
     "RoundOpened",
     "RoundPaused",
     "RoundResumed",
+    "RoundReversed",
     "RoundSettled",
+    "RoundVoided",
     "ScanRejected",
     "SettledLine",
     "SettlementResolutionRequested",
