@@ -1,6 +1,7 @@
 """`teenpatti operators`: set, list and show each operator's wallet configuration (the
-wallet database's `operators` table; docs/operators.md, "Seamless mode"), and resend a
-failed owed call (`operator_calls`).
+wallet database's `operators` table; docs/operators.md, "Seamless mode"), resend a failed
+owed call (`operator_calls`), and record a voided round's correction settled by the operator
+(`wallet_corrections`).
 
 An operator without a configuration is a transfer wallet. The wallet reads a change within
 TP_SEAMLESS_CONFIG_CACHE_SECONDS, without a restart.
@@ -89,6 +90,23 @@ def add_operators_parser(commands: Any) -> None:
     resend.add_argument("--reason", required=True, help="why it can now be delivered")
     resend.add_argument("--by", metavar="NAME", help="who resends it (default: $USER)")
     resend.add_argument("--json", action="store_true", help="write a JSON object")
+    settled = actions.add_parser(
+        "correction-settled",
+        help="record that the operator settled what a voided round's correction left (recorded)",
+        description=(
+            "A round voided after its result leaves something for the operator to settle:"
+            " a transfer balance's shortfall (`correction_shortfall` on the wallet's GET"
+            " /problems) or a seamless player's net (`seamless_correction`). Once the"
+            " operator has settled it, record who says so and why: it leaves the problems and"
+            " the transactions API shows it `ok` with the reason."
+        ),
+    )
+    settled.add_argument("round_id", metavar="ROUND_ID")
+    settled.add_argument("player_id", metavar="PLAYER_ID")
+    settled.add_argument("--operator", required=True, help="the player's operator")
+    settled.add_argument("--reason", required=True, help="how the operator settled it")
+    settled.add_argument("--by", metavar="NAME", help="who records it (default: $USER)")
+    settled.add_argument("--json", action="store_true", help="write a JSON object")
 
 
 _OPTIONS = {
@@ -136,6 +154,29 @@ def run_operators(args: argparse.Namespace, out: TextIO) -> int:
                 f"{resent['kind']} {resent['transaction_uuid']} to {resent['operator_id']}"
                 f" is owed again from now (was failed after {resent['attempts_before']}"
                 f" attempt(s): {resent['error_before']}); resent by {by}\n"
+            )
+        return 0
+    if args.action == "correction-settled":
+        reason = args.reason.strip()
+        if not 1 <= len(reason) <= 1000:
+            raise OperatorsUsageError("say how with --reason TEXT (1 to 1,000 characters)")
+        by = _by(args.by)
+        rows = with_wallet(
+            dsn,
+            database,
+            lambda c: _settle_correction(
+                c, args.operator, args.player_id, args.round_id, reason, by
+            ),
+        )
+        if args.json:
+            out.write(json.dumps(rows, indent=2) + "\n")
+        else:
+            out.write(
+                "".join(
+                    f"{args.round_id} {args.player_id} {row['currency']}: {row['wallet']} net"
+                    f" {row['net']}, shortfall {row['shortfall']} settled; recorded by {by}\n"
+                    for row in rows
+                )
             )
         return 0
     if args.action == "list":
@@ -193,6 +234,44 @@ def _call_id(given: str) -> uuid.UUID:
         return uuid.UUID(given)
     except ValueError:
         raise OperatorsUsageError(f"{given!r} is not a call id (a UUID)") from None
+
+
+async def _settle_correction(
+    connection: asyncpg.Connection,
+    operator_id: str,
+    player_id: str,
+    round_id: str,
+    reason: str,
+    by: str,
+) -> list[dict[str, Any]]:
+    rows = await connection.fetch(
+        "UPDATE wallet_corrections SET settled_at = now(), settled_by = $4, settle_reason = $5"
+        " WHERE operator_id = $1 AND player_id = $2 AND round_id = $3 AND settled_at IS NULL"
+        " AND (shortfall > 0 OR (wallet = 'seamless' AND net <> 0))"
+        " RETURNING reference, currency, wallet, net, shortfall",
+        operator_id,
+        player_id,
+        round_id,
+        by,
+        reason,
+    )
+    if not rows:
+        raise OperatorsUsageError(
+            f"nothing of round {round_id} is left to settle for {operator_id}/{player_id}"
+            " (see the wallet's GET /problems: correction_shortfall, seamless_correction)"
+        )
+    return [
+        {
+            "reference": str(row["reference"]),
+            "currency": row["currency"],
+            "wallet": row["wallet"],
+            "net": int(row["net"]),
+            "shortfall": int(row["shortfall"]),
+            "settled_by": by,
+            "reason": reason,
+        }
+        for row in rows
+    ]
 
 
 async def _resend(

@@ -36,9 +36,10 @@ async def test_it_subscribes_to_the_rounds_and_their_settlement() -> None:
                 "RoundResumed",
                 "CardDealt",
                 "CardsWithdrawn",
+                "RoundVoided",
             }
         ),
-        SETTLEMENT_EVENTS: frozenset({"BetsSettled", "SettlementResolved"}),
+        SETTLEMENT_EVENTS: frozenset({"BetsSettled", "SettlementResolved", "BetsReversed"}),
     }
     assert wiring.consumption[SETTLEMENT_EVENTS].max_records == 1_234
     assert isinstance(wiring.components, Wallet)

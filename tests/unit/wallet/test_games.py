@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import UTC, datetime
 from uuid import UUID, uuid4
 
@@ -66,6 +67,8 @@ def test_a_round_cancelled_mid_deal_shows_its_cards_in_dealing_order_and_no_hand
         "returned": 100,
         "balance_before": 1_000,
         "balance_after": 1_000,
+        "voided_at": None,
+        "correction": None,
     }
 
 
@@ -142,3 +145,26 @@ def test_a_seamless_players_balances_are_its_operators_answers() -> None:
         assert operator_balance_of(unusable, "INR") is None
     assert operator_balance_of(answer(1), "INR") is None  # not a whole paisa
     assert seamless_balances(None, None, None, True, "INR") == NO_BALANCES
+
+
+def test_a_round_voided_after_its_result_shows_the_result_and_the_void() -> None:
+    cards = ["AS", "2D", "AH", "3C", "KD", "9S"]
+    voided_at = datetime(2026, 12, 2, 13, 0, tzinfo=UTC)
+    voided = _round(
+        "closed",
+        cards=cards,
+        winner="player_a",
+        player_a_hand="pair",
+        player_b_hand="high_card",
+        ended_at=ENDED,
+        voided_at=voided_at,
+    )
+    won = Wager("b1", "player_a", 1_000, "won", 1_950, corrected=True)
+    lost = Wager("b2", "tie", 100, "lost", 0, corrected=True)
+    shown = game(voided, "INR", [won, lost], NO_BALANCES)
+    assert (shown["status"], shown["winner"], shown["cards"]) == ("voided", "player_a", cards)
+    assert shown["voided_at"] == voided_at
+    assert shown["correction"] == {"refunded": 1_100, "reversed": 1_950, "net": -850}
+    # until every wager is corrected, the correction is not shown
+    half = game(voided, "INR", [won, replace(lost, corrected=False)], NO_BALANCES)
+    assert half["status"] == "voided" and half["correction"] is None

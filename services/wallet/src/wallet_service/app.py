@@ -10,6 +10,7 @@ from teenpatti.events.catalog import (
     SETTLEMENT_EVENTS,
     TABLE_EVENTS,
     WALLET_EVENTS,
+    BetsReversed,
     BetsSettled,
     BettingClosed,
     CardDealt,
@@ -19,12 +20,14 @@ from teenpatti.events.catalog import (
     RoundOpened,
     RoundPaused,
     RoundResumed,
+    RoundVoided,
     SettlementResolved,
 )
 from teenpatti.kernel import Consumption, Kernel, Refusal, Service, Wiring
 from teenpatti.migrations import MigrationSet
 from teenpatti.observability.metrics import SEAMLESS_OWED_CALL_AGE, SEAMLESS_OWED_CALLS
 
+from .adapters.corrections import correction_problems
 from .config import WalletSettings
 from .consumers import WalletConsumers
 from .domain.betting import WalletError
@@ -54,11 +57,16 @@ async def wire(kernel: Kernel[WalletSettings]) -> Wiring:
                 # the cards of a round cancelled mid-deal, for the players' last games
                 CardDealt: consumers.card_dealt,
                 CardsWithdrawn: consumers.cards_withdrawn,
+                # a round voided after its result: settlement's reversal of it is checked
+                # against it
+                RoundVoided: consumers.round_voided,
             },
             SETTLEMENT_EVENTS: {
                 BetsSettled: consumers.bets_settled,
                 # a held round voided by two supervisors: its refunds follow
                 SettlementResolved: consumers.settlement_resolved,
+                # a round voided after its result: its bets put right
+                BetsReversed: consumers.bets_reversed,
             },
         },
         consumption={
@@ -67,7 +75,10 @@ async def wire(kernel: Kernel[WalletSettings]) -> Wiring:
         components=wallet,
         # the wins and rollbacks owed to seamless operators, and abandoned slips' recovery
         tasks={"seamless-sender": wallet.sender.run},
-        problems={"operator_calls": wallet.sender.owed_call_problems},
+        problems={
+            "operator_calls": wallet.sender.owed_call_problems,
+            "corrections": correction_problems,
+        },
         gauges={
             SEAMLESS_OWED_CALLS: lambda: owed_call_gauges(kernel.pool),
             SEAMLESS_OWED_CALL_AGE: lambda: owed_call_age_gauges(kernel.pool),

@@ -16,6 +16,8 @@ import asyncpg
 from teenpatti.events import EventEnvelope
 from teenpatti.events.catalog import (
     BetBookClosed,
+    BetsCorrected,
+    BetsReversed,
     BetsSettled,
     BettingClosed,
     CardDealt,
@@ -25,6 +27,7 @@ from teenpatti.events.catalog import (
     RoundOpened,
     RoundPaused,
     RoundResumed,
+    RoundVoided,
     SettlementResolved,
 )
 from teenpatti.eventsourcing import AsyncpgEventStore, StreamAppend
@@ -32,10 +35,19 @@ from teenpatti.eventsourcing.consumer import AfterCommit, NotYetError
 from teenpatti.kernel import Received
 from teenpatti.observability.metrics import ROUND_CLOSED_TO_PAID, seconds_between
 
+from .adapters import corrections as corrections_db
 from .adapters import games as games_db
 from .adapters import postgres as db
 from .adapters import seamless as seamless_db
-from .domain.betting import CANCELLED, CLOSED, OPEN, SEALED, seal_book
+from .domain.betting import CANCELLED, CLOSED, OPEN, SEALED, LedgerEntry, seal_book
+from .domain.correction import (
+    Group,
+    ReversalPart,
+    RoundNotVoidedError,
+    apply_to_balance,
+    corrections_by_player,
+    plan_correction,
+)
 from .domain.games import balances_after
 from .domain.payment import (
     PaidRun,
@@ -149,6 +161,20 @@ class WalletConsumers:
         for event in (r.event for r in received):
             await db.withdraw_dealt(connection, event.round_id, event.positions)
 
+    async def round_voided(
+        self, connection: asyncpg.Connection, received: list[Received[RoundVoided]]
+    ) -> None:
+        """A round voided after its result by two supervisors: recorded on the round, so that
+        settlement's reversal of it (`BetsReversed`) can be checked, and its players' last
+        games show both the result and the void."""
+        for r in received:
+            event = r.event
+            reason = f"{event.reason} (asked by {event.requested_by}, confirmed by {event.actor})"
+            if not await corrections_db.record_void(
+                connection, event.round_id, reason, r.envelope.occurred_at
+            ):
+                log.info("round %s voided after its result: nothing new here", event.round_id)
+
     async def round_paused(
         self, connection: asyncpg.Connection, received: list[Received[RoundPaused]]
     ) -> None:
@@ -245,6 +271,149 @@ class WalletConsumers:
                 event.resolution_id,
                 "its bets are refunded" if voided else "the wallet holds no book of it",
             )
+
+    async def bets_reversed(
+        self, connection: asyncpg.Connection, received: list[Received[BetsReversed]]
+    ) -> None:
+        """Put right the bets of a round voided after its result, a reversal part at a time
+        (`domain.correction`): every line checked against the bet the wallet took and what it
+        paid, each player's net applied to its balance (a transfer wallet: never below zero,
+        the rest a shortfall) or listed for the operator (seamless), the bets marked
+        corrected, and a `BetsCorrected` per player and currency appended, in this one
+        transaction. A line that does not hold parks the part; a part early for its round's
+        void waits for it."""
+        for r in received:
+            part = ReversalPart(
+                event_id=r.envelope.event_id,
+                correlation_id=r.envelope.correlation_id,
+                round_id=r.event.round_id,
+                table_id=r.event.table_id,
+                lines=r.event.bets,
+            )
+            held = await corrections_db.bets_for_correction(
+                connection, [line.bet_id for line in part.lines]
+            )
+            voided = await corrections_db.voided_rounds(
+                connection, {bet.round_id for bet in held.values()}
+            )
+            try:
+                plan = plan_correction(held, voided, part)
+            except RoundNotVoidedError as error:
+                raise RoundResultAwaitedError(str(error)) from None
+            if plan.passed_over:
+                log.info(
+                    "%d bet(s) of %s %s corrected before; passed over",
+                    len(plan.passed_over),
+                    BetsReversed.event_type,
+                    part.event_id,
+                )
+            if plan.groups:
+                await self._correct(connection, part, plan.groups)
+
+    async def _correct(
+        self,
+        connection: asyncpg.Connection,
+        part: ReversalPart,
+        groups: Sequence[Group],
+    ) -> None:
+        by_player = corrections_by_player(groups)
+        versions = await db.lock_players(connection, self._store, list(by_player))
+        reference = f"correction:{part.event_id}"
+        ledger: list[LedgerEntry] = []
+        rows: list[corrections_db.CorrectionRow] = []
+        appends: list[StreamAppend] = []
+        for player, player_groups in by_player.items():
+            events = []
+            for g in player_groups:
+                if g.seamless:
+                    applied, shortfall, after = 0, 0, 0
+                else:
+                    balance = await corrections_db.balance_for_update(
+                        connection, *player, g.currency
+                    )
+                    applied, shortfall, after = apply_to_balance(g.net, balance)
+                    if applied:
+                        await corrections_db.set_balance(connection, *player, g.currency, after)
+                        ledger += [
+                            LedgerEntry(
+                                "player", *player, g.currency, applied, "correction", reference
+                            ),
+                            LedgerEntry(
+                                "house",
+                                player[0],
+                                None,
+                                g.currency,
+                                -applied,
+                                "correction",
+                                reference,
+                            ),
+                        ]
+                    if shortfall:
+                        log.error(
+                            "round %s voided after its result: %s/%s owes %d %s its balance"
+                            " could not cover",
+                            part.round_id,
+                            *player,
+                            shortfall,
+                            g.currency,
+                        )
+                wallet = "seamless" if g.seamless else "transfer"
+                events.append(
+                    BetsCorrected(
+                        round_id=part.round_id,
+                        table_id=part.table_id,
+                        operator_id=player[0],
+                        player_id=player[1],
+                        currency=g.currency,
+                        wallet=wallet,
+                        net=g.net,
+                        applied=applied,
+                        shortfall=shortfall,
+                        balance_after=after,
+                        bets=[
+                            {
+                                "bet_id": line.bet_id,
+                                "refunded": line.refunded,
+                                "reversed": line.returned,
+                            }
+                            for line in g.bets
+                        ],
+                    )
+                )
+                rows.append(
+                    corrections_db.CorrectionRow(
+                        reference=part.event_id,
+                        operator_id=player[0],
+                        player_id=player[1],
+                        currency=g.currency,
+                        round_id=part.round_id,
+                        table_id=part.table_id,
+                        wallet=wallet,
+                        bet_count=len(g.bets),
+                        refunded=g.refunded,
+                        reversed=g.reversed,
+                        net=g.net,
+                        applied=applied,
+                        shortfall=shortfall,
+                        balance_after=after,
+                    )
+                )
+            appends.append(
+                StreamAppend(
+                    db.player_stream(*player),
+                    versions[player],
+                    events,
+                    table_id=part.table_id,
+                    correlation_id=part.correlation_id,
+                    causation_ids=(part.event_id,) * len(events),
+                )
+            )
+        await db.record_ledger(connection, ledger)
+        await corrections_db.mark_corrected(
+            connection, [line.bet_id for g in groups for line in g.bets]
+        )
+        await corrections_db.record_corrections(connection, rows)
+        await self._store.append_many(appends, connection=connection)
 
     async def bets_settled(
         self, connection: asyncpg.Connection, received: list[Received[BetsSettled]]

@@ -36,12 +36,22 @@ class WagerPublic(BaseModel):
     outcome: Outcome | None
 
 
+class CorrectionPublic(BaseModel):
+    """A round voided after its result, put right: every stake refunded, every return
+    taken back."""
+
+    refunded: int
+    reversed: int
+    net: int  # refunded - reversed: positive when the player got money back
+
+
 class GamePublic(BaseModel):
     """One round as the player played it, in one currency (docs/services.md, wallet)."""
 
     round_id: str
     table_id: str
-    status: Literal["open", "closed", "cancelled"]
+    # voided: closed with the result shown here, then voided by two supervisors
+    status: Literal["open", "closed", "cancelled", "voided"]
     ended_at: Timestamp | None
     cards: list[str]  # dealing order A1 B1 A2 B2 A3 B3; fewer when cancelled or still open
     player_a: HandPublic | None
@@ -54,6 +64,8 @@ class GamePublic(BaseModel):
     returned: int | None  # once every wager is paid
     balance_before: int | None
     balance_after: int | None
+    voided_at: Timestamp | None = None
+    correction: CorrectionPublic | None = None  # once a voided round's wagers are put right
 
 
 class GamesPublic(BaseModel):

@@ -57,6 +57,7 @@ class GameRecall:
                     stake=int(bet["stake"]),
                     outcome=bet["outcome"],
                     returned=None if bet["returned"] is None else int(bet["returned"]),
+                    corrected=bet["corrected"],
                 )
             )
         return {
@@ -125,4 +126,5 @@ def _round(row: asyncpg.Record) -> GameRound:
         player_b_hand=row["player_b_hand"],
         six_card_bonus_hand=row["six_card_bonus_hand"],
         ended_at=row["ended_at"],
+        voided_at=row["voided_at"],
     )

@@ -36,9 +36,9 @@ PROJECTIONS = (
         "wallet_bets",
         "bet_id uuid, slip_id uuid, operator_id text, player_id text, round_id text,"
         " table_id text, bet_type text, stake bigint, currency text, placed_at timestamptz,"
-        " status text, outcome text, returned bigint",
+        " status text, outcome text, returned bigint, corrected boolean",
         "SELECT bet_id, slip_id, operator_id, player_id, round_id, table_id, bet_type, stake,"
-        " currency, placed_at, status, outcome, returned FROM public.wallet_bets",
+        " currency, placed_at, status, outcome, returned, corrected FROM public.wallet_bets",
     ),
     Projection(
         "wallet_ledger",
@@ -52,6 +52,15 @@ PROJECTIONS = (
         "round_id text, table_id text, bet_count integer, total_stake jsonb, digest text",
         "SELECT round_id, table_id, bet_count, total_stake, digest FROM public.wallet_rounds"
         " WHERE sealed_at IS NOT NULL",
+    ),
+    Projection(
+        "wallet_corrections",
+        "reference uuid, operator_id text, player_id text, currency text, round_id text,"
+        " table_id text, wallet text, bet_count integer, refunded bigint, reversed bigint,"
+        " net bigint, applied bigint, shortfall bigint, balance_after bigint",
+        "SELECT reference, operator_id, player_id, currency, round_id, table_id, wallet,"
+        " bet_count, refunded, reversed, net, applied, shortfall, balance_after"
+        " FROM public.wallet_corrections",
     ),
 )
 
@@ -80,4 +89,5 @@ def _rows(p: WalletProjections) -> list[list[tuple[Any, ...]]]:
             (round_id, table_id, count, json.dumps(total), digest)
             for round_id, (table_id, count, total, digest) in p.seals.items()
         ],
+        [(*key, *correction) for key, correction in p.corrections.items()],
     ]

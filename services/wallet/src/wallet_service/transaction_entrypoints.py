@@ -40,7 +40,7 @@ class TransactionPublic(BaseModel):
     """One money movement (docs/operators.md, "Transactions and reconciliation")."""
 
     id: str
-    kind: Literal["deposit", "withdrawal", "slip", "bet", "win", "rollback", "refund"]
+    kind: Literal["deposit", "withdrawal", "slip", "bet", "win", "rollback", "refund", "correction"]
     wallet: Literal["transfer", "seamless"]
     player_id: str
     round_id: str | None
@@ -50,13 +50,17 @@ class TransactionPublic(BaseModel):
     reference_transaction_uuid: str | None
     amount: int | None
     currency: str
-    status: Literal["ok", "accepted", "pending", "refused", "failed"]
+    # a correction: `shortfall` (a balance could not cover it) or `listed` (a seamless
+    # operator's to settle) until a person records it settled
+    status: Literal["ok", "accepted", "pending", "refused", "failed", "shortfall", "listed"]
     attempts: int | None
     round_closed: bool | None
     at: str
     finished_at: str | None
     operator_answer: OperatorAnswerPublic | None
     error: str | None
+    applied: int | None = None  # a correction: what moved on the player's balance here
+    shortfall: int | None = None  # a correction: what the balance could not cover
 
 
 class TransactionPagePublic(BaseModel):
@@ -64,6 +68,18 @@ class TransactionPagePublic(BaseModel):
 
     items: list[TransactionPublic]
     next_cursor: str | None
+
+
+class DailyCorrectionsPublic(BaseModel):
+    """The corrections made that day of rounds voided after their result: bets corrected,
+    their net to players (refunds less returns taken back), what moved, the shortfall, and
+    the net listed for a seamless operator."""
+
+    bets: int
+    net: int
+    applied: int
+    shortfall: int
+    listed: int
 
 
 class DailyCurrencyPublic(BaseModel):
@@ -74,6 +90,7 @@ class DailyCurrencyPublic(BaseModel):
     ggr: int
     refunded_bets: int
     refunded: int
+    corrections: DailyCorrectionsPublic | None = None
 
 
 class DailyReportPublic(BaseModel):

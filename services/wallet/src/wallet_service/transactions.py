@@ -1,10 +1,12 @@
-"""The transactions API of the wallet (issue 22, item 6): every money movement of an
-operator, of either wallet mode, by time range and by round, a page at a time; and the daily
-summary of its settled bets per currency (stakes, returns, GGR).
+"""The transactions API of the wallet: every money movement of an operator, of either wallet
+mode, by time range and by round, a page at a time; and the daily summary of its settled
+bets per currency (stakes, returns, GGR) with the corrections of that day apart.
 
 A movement is one of: a `deposit` or `withdrawal` (transfer), a `slip` taken (either mode),
 a transfer slip's `win` (its returns, 0 for a loss) or `refund` (a void round), and each call
-to a seamless operator's wallet (`bet`, `win`, `rollback`) with the operator's last answer.
+to a seamless operator's wallet (`bet`, `win`, `rollback`) with the operator's last answer,
+and a `correction` of a round voided after its result (per player and currency: its net,
+what moved here, and a shortfall, or at a seamless operator the net listed for it).
 Pages follow the key (`at`, `id`): a page never repeats nor skips a movement of a range
 whose end is past (docs/decisions/0069-transactions-and-reconciliation.md)."""
 
@@ -117,6 +119,8 @@ def movement_view(row: asyncpg.Record) -> dict[str, Any]:
         "finished_at": _iso(row["finished_at"]),
         "operator_answer": answer,
         "error": row["error"],
+        "applied": row["applied"],
+        "shortfall": row["shortfall"],
     }
 
 
@@ -168,21 +172,46 @@ async def daily_report(pool: asyncpg.Pool, operator_id: str, day: str) -> dict[s
     void rounds apart (no revenue)."""
     start = datetime.combine(parse_day(day), time(), tzinfo=UTC)
     rows = await db.daily_totals(pool, operator_id, start, start + timedelta(days=1))
+    corrected = {
+        row["currency"]: row
+        for row in await db.daily_corrections(pool, operator_id, start, start + timedelta(days=1))
+    }
+    settled = {row["currency"]: row for row in rows}
     return {
         "operator_id": operator_id,
         "date": start.date().isoformat(),
         "from": start.isoformat(),
         "to": (start + timedelta(days=1)).isoformat(),
         "currencies": [
-            {
-                "currency": row["currency"],
-                "bets": row["bets"],
-                "stakes": row["stakes"],
-                "returns": row["returns"],
-                "ggr": row["stakes"] - row["returns"],
-                "refunded_bets": row["refunded_bets"],
-                "refunded": row["refunded"],
-            }
-            for row in rows
+            _day_of(currency, settled.get(currency), corrected.get(currency))
+            for currency in sorted(settled.keys() | corrected.keys())
         ],
+    }
+
+
+def _day_of(
+    currency: str, settled: asyncpg.Record | None, corrected: asyncpg.Record | None
+) -> dict[str, Any]:
+    """One currency of the daily report: the bets settled that day, and apart the
+    corrections made that day of rounds voided after their result (a round played on one
+    day may be voided on the next)."""
+    stakes = 0 if settled is None else int(settled["stakes"])
+    returns = 0 if settled is None else int(settled["returns"])
+    return {
+        "currency": currency,
+        "bets": 0 if settled is None else settled["bets"],
+        "stakes": stakes,
+        "returns": returns,
+        "ggr": stakes - returns,
+        "refunded_bets": 0 if settled is None else settled["refunded_bets"],
+        "refunded": 0 if settled is None else settled["refunded"],
+        "corrections": None
+        if corrected is None
+        else {
+            "bets": int(corrected["bets"]),
+            "net": int(corrected["net"]),
+            "applied": int(corrected["applied"]),
+            "shortfall": int(corrected["shortfall"]),
+            "listed": int(corrected["listed"]),
+        },
     }

@@ -47,7 +47,7 @@ async def player_bets_of_rounds(
 ) -> list[asyncpg.Record]:
     """The player's bets on these rounds, in the order placed."""
     rows: list[asyncpg.Record] = await connection.fetch(
-        "SELECT bet_id, round_id, currency, bet_type, stake, outcome, returned"
+        "SELECT bet_id, round_id, currency, bet_type, stake, outcome, returned, corrected"
         " FROM wallet_bets WHERE round_id = ANY($3::text[]) AND operator_id = $1"
         " AND player_id = $2 ORDER BY seq",
         operator_id,
@@ -60,7 +60,7 @@ async def player_bets_of_rounds(
 async def rounds(connection: asyncpg.Connection, round_ids: Sequence[str]) -> list[asyncpg.Record]:
     rows: list[asyncpg.Record] = await connection.fetch(
         "SELECT round_id, table_id, status, cards::text AS cards, dealt::text AS dealt, winner,"
-        " player_a_hand, player_b_hand, six_card_bonus_hand, ended_at"
+        " player_a_hand, player_b_hand, six_card_bonus_hand, ended_at, voided_at"
         " FROM wallet_rounds WHERE round_id = ANY($1::text[])",
         list(round_ids),
     )

@@ -14,7 +14,7 @@ import asyncpg
 _COLUMNS = (
     "at, id, kind, wallet, player_id, round_id, table_id, slip_id, transaction_uuid,"
     " reference_transaction_uuid, amount, currency, status, attempts, round_closed,"
-    " finished_at, answer_status, answer_raw, answered_at, error"
+    " finished_at, answer_status, answer_raw, answered_at, error, applied, shortfall"
 )
 
 _TRANSFERS = """
@@ -23,7 +23,8 @@ SELECT t.created_at AS at, 'transfer:' || t.transfer_id AS id, t.kind, 'transfer
        t.transfer_id AS transaction_uuid, NULL::text AS reference_transaction_uuid,
        t.amount, t.currency, 'ok' AS status, NULL::integer AS attempts,
        NULL::boolean AS round_closed, t.created_at AS finished_at, NULL::text AS answer_status,
-       NULL::text AS answer_raw, NULL::timestamptz AS answered_at, NULL::text AS error
+       NULL::text AS answer_raw, NULL::timestamptz AS answered_at, NULL::text AS error,
+       NULL::bigint AS applied, NULL::bigint AS shortfall
   FROM wallet_transfers t
  WHERE t.operator_id = $1 AND t.created_at >= $2 AND t.created_at < $3
 """
@@ -38,7 +39,8 @@ SELECT min(b.placed_at) AS at, 'slip:' || b.slip_id AS id, 'slip' AS kind,
        NULL::text AS reference_transaction_uuid, sum(b.stake)::bigint AS amount, b.currency,
        'accepted' AS status, NULL::integer AS attempts, NULL::boolean AS round_closed,
        min(b.placed_at) AS finished_at, NULL::text AS answer_status, NULL::text AS answer_raw,
-       NULL::timestamptz AS answered_at, NULL::text AS error
+       NULL::timestamptz AS answered_at, NULL::text AS error,
+       NULL::bigint AS applied, NULL::bigint AS shortfall
   FROM wallet_bets b
  WHERE b.operator_id = $1 AND b.placed_at >= $2 AND b.placed_at < $3 {round}
  GROUP BY b.slip_id, b.player_id, b.round_id, b.table_id, b.currency
@@ -54,7 +56,8 @@ SELECT max(b.paid_at) AS at, 'payment:' || b.slip_id AS id,
        sum(b.returned)::bigint AS amount, b.currency, 'ok' AS status,
        NULL::integer AS attempts, NULL::boolean AS round_closed, max(b.paid_at) AS finished_at,
        NULL::text AS answer_status, NULL::text AS answer_raw,
-       NULL::timestamptz AS answered_at, NULL::text AS error
+       NULL::timestamptz AS answered_at, NULL::text AS error,
+       NULL::bigint AS applied, NULL::bigint AS shortfall
   FROM wallet_bets b
  WHERE b.operator_id = $1 AND b.placed_at < $3 {round}
    AND NOT EXISTS (SELECT 1 FROM operator_calls c WHERE c.call_id = b.slip_id)
@@ -68,10 +71,29 @@ SELECT c.created_at AS at, 'call:' || c.call_id AS id, c.kind, 'seamless' AS wal
        c.player_id, c.round_id, c.table_id, c.slip_id, c.transaction_uuid,
        c.reference_transaction_uuid, coalesce(c.amount, bet.amount) AS amount, c.currency,
        c.status, c.attempts, c.round_closed, c.finished_at, c.answer_status, c.answer_raw,
-       c.answered_at, c.error
+       c.answered_at, c.error, NULL::bigint AS applied, NULL::bigint AS shortfall
   FROM operator_calls c
   LEFT JOIN operator_calls bet ON c.kind = 'rollback' AND bet.call_id = c.slip_id
  WHERE c.operator_id = $1 AND c.created_at >= $2 AND c.created_at < $3 {round}
+"""
+
+# a round voided after its result, put right for one player in one currency: its net (the
+# stakes refunded less the returns taken back), what moved here (`applied`: a transfer
+# balance) and what did not (`shortfall`; at a seamless operator the whole net is `listed`)
+_CORRECTIONS = """
+SELECT k.created_at AS at,
+       'correction:' || k.reference || ':' || k.player_id || ':' || k.currency AS id,
+       'correction' AS kind, k.wallet, k.player_id, k.round_id, k.table_id,
+       NULL::uuid AS slip_id, k.reference::text AS transaction_uuid,
+       NULL::text AS reference_transaction_uuid, k.net AS amount, k.currency,
+       CASE WHEN k.settled_at IS NOT NULL OR (k.shortfall = 0 AND NOT (k.wallet = 'seamless'
+                 AND k.net <> 0)) THEN 'ok'
+            WHEN k.wallet = 'seamless' THEN 'listed' ELSE 'shortfall' END AS status,
+       NULL::integer AS attempts, NULL::boolean AS round_closed, k.settled_at AS finished_at,
+       NULL::text AS answer_status, NULL::text AS answer_raw,
+       NULL::timestamptz AS answered_at, k.settle_reason AS error, k.applied, k.shortfall
+  FROM wallet_corrections k
+ WHERE k.operator_id = $1 AND k.created_at >= $2 AND k.created_at < $3 {round}
 """
 
 
@@ -100,6 +122,7 @@ async def movements(
             _SLIPS.format(round=""),
             _TRANSFER_PAYMENTS.format(round=""),
             _CALLS.format(round=""),
+            _CORRECTIONS.format(round=""),
         ]
     else:
         arguments.append(round_id)
@@ -107,6 +130,7 @@ async def movements(
             _SLIPS.format(round="AND b.round_id = $4"),
             _TRANSFER_PAYMENTS.format(round="AND b.round_id = $4"),
             _CALLS.format(round="AND c.round_id = $4"),
+            _CORRECTIONS.format(round="AND k.round_id = $4"),
         ]
     after_at, after_id = after if after is not None else (None, "")
     first = len(arguments) + 1
@@ -131,6 +155,28 @@ SELECT b.currency, count(*) FILTER (WHERE b.outcome <> 'refunded') AS bets,
    AND b.paid_at >= $2 AND b.paid_at < $3
  GROUP BY b.currency ORDER BY b.currency
 """
+
+# the corrections made that day (rounds voided after their result), apart from the bets
+_DAILY_CORRECTIONS = """
+SELECT k.currency, sum(k.bet_count)::bigint AS bets, sum(k.net)::bigint AS net,
+       sum(k.applied)::bigint AS applied, sum(k.shortfall)::bigint AS shortfall,
+       coalesce(sum(k.net) FILTER (WHERE k.wallet = 'seamless'), 0)::bigint AS listed
+  FROM wallet_corrections k
+ WHERE k.operator_id = $1 AND k.created_at >= $2 AND k.created_at < $3
+ GROUP BY k.currency ORDER BY k.currency
+"""
+
+
+async def daily_corrections(
+    connection: asyncpg.Connection | asyncpg.Pool,
+    operator_id: str,
+    since: datetime,
+    until: datetime,
+) -> list[asyncpg.Record]:
+    rows: list[asyncpg.Record] = await connection.fetch(
+        _DAILY_CORRECTIONS, operator_id, since, until
+    )
+    return rows
 
 
 async def daily_totals(

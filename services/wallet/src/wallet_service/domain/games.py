@@ -25,6 +25,8 @@ from .betting import CANCELLED, CLOSED
 
 # a round as a game shows it: still taking bets or dealing, finished, or void
 GAME_OPEN, GAME_CLOSED, GAME_CANCELLED = "open", "closed", "cancelled"
+# closed with a result, then voided by two supervisors: the result is shown with the void
+GAME_VOIDED = "voided"
 
 RoundKey = tuple[str, str]  # round id, currency
 
@@ -43,6 +45,7 @@ class GameRound:
     player_b_hand: str | None
     six_card_bonus_hand: str | None
     ended_at: datetime | None
+    voided_at: datetime | None = None  # voided after its result
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +57,7 @@ class Wager:
     stake: int
     outcome: str | None  # once paid
     returned: int | None  # once paid
+    corrected: bool = False  # its round voided after the result: stake refunded, returns back
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +73,7 @@ def game(
     round_: GameRound, currency: str, wagers: Sequence[Wager], balances: RoundBalances
 ) -> dict[str, Any]:
     """The round as the player played it (the shape of `GET /me/games`)."""
-    status = _game_status(round_.status)
+    status = GAME_VOIDED if round_.voided_at is not None else _game_status(round_.status)
     cards = list(round_.cards) if round_.cards is not None else dealt_in_order(round_.dealt)
     every_paid = all(wager.returned is not None for wager in wagers)
     return {
@@ -97,6 +101,18 @@ def game(
         "returned": sum(w.returned or 0 for w in wagers) if every_paid and wagers else None,
         "balance_before": balances.before,
         "balance_after": balances.after,
+        "voided_at": round_.voided_at,
+        # what the void put right once the wallet corrected every wager: the stakes
+        # refunded, less what the result had returned (taken back)
+        "correction": (
+            {
+                "refunded": sum(w.stake for w in wagers),
+                "reversed": sum(w.returned or 0 for w in wagers),
+                "net": sum(w.stake - (w.returned or 0) for w in wagers),
+            }
+            if wagers and all(w.corrected for w in wagers)
+            else None
+        ),
     }
 
 

@@ -3,8 +3,9 @@ asks when they ask that the balances be derived from the events (`teenpatti rebu
 docs/audit.md, "Rebuilding a service's projections").
 
 From `FundsDeposited`, `FundsWithdrawn`, `BetsPlaced`, `BetsPaid` (with the settlement part
-that caused it) and `BetBookClosed`: every player's balance, every transfer, every bet with
-its payment, every ledger entry, every round's seal. What the events carry is all there is:
+that caused it), `BetBookClosed` and `BetsCorrected` (with the reversal part that caused
+it): every player's balance, every transfer, every bet with its payment and correction,
+every ledger entry, every round's seal, every correction. What the events carry is all there is:
 no clock time but a bet's `placed_at`, no surrogate id."""
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from uuid import UUID
 from teenpatti.events import Event
 from teenpatti.events.catalog import (
     BetBookClosed,
+    BetsCorrected,
     BetsPaid,
     BetsPlaced,
     FundsDeposited,
@@ -36,11 +38,16 @@ class WalletProjections:
     # (operator, transfer) -> (kind, player, currency, amount, balance_after)
     transfers: dict[tuple[str, str], tuple[str, str, str, int, int]] = field(default_factory=dict)
     # bet -> slip, operator, player, round, table, bet type, stake, currency, placed_at,
-    # status, outcome, returned
+    # status, outcome, returned, corrected
     bets: dict[UUID, list[Any]] = field(default_factory=dict)
     ledger: Counter[LedgerRow] = field(default_factory=Counter)
     # round -> (table, bet count, total stake by currency, digest)
     seals: dict[str, tuple[str, int, dict[str, int], str]] = field(default_factory=dict)
+    # (reference, operator, player, currency) -> round, table, wallet, bet count, refunded,
+    # reversed, net, applied, shortfall, balance after
+    corrections: dict[tuple[UUID | None, str, str, str], tuple[Any, ...]] = field(
+        default_factory=dict
+    )
     # where an event's own `balance_after` disagrees with the balance folded so far
     disagreements: list[str] = field(default_factory=list)
     events: int = 0
@@ -83,6 +90,8 @@ def fold(events: Iterable[tuple[Event, UUID | None]]) -> WalletProjections:
                 _placed(p, event)
             case BetsPaid():
                 _paid(p, event, causation, house)
+            case BetsCorrected():
+                _corrected(p, event, causation)
             case BetBookClosed():
                 p.seals[event.round_id] = (
                     event.table_id,
@@ -122,6 +131,7 @@ def _placed(p: WalletProjections, event: BetsPlaced) -> None:
             "placed",
             None,
             None,
+            False,
         ]
     if event.wallet == "seamless":
         return  # the stake was debited by the operator's wallet
@@ -170,3 +180,46 @@ def _paid(
                 )
             ] += 1
             house[(reference, event.operator_id, currency)] += amount
+
+
+def _corrected(p: WalletProjections, event: BetsCorrected, causation: UUID | None) -> None:
+    for line in event.bets:
+        bet = p.bets.get(line.bet_id)
+        if bet is None:
+            p.disagreements.append(
+                f"bet {line.bet_id} is corrected by {event.event_type} but never placed"
+            )
+            continue
+        bet[12] = True
+    key = (event.operator_id, event.player_id, event.currency)
+    if event.wallet == "transfer":
+        after = event.balance_after
+        _move(p, key, event.applied, after, f"round {event.round_id} corrected")
+        if event.applied:
+            reference = f"correction:{causation}"
+            p.ledger[
+                ("player", *key[:2], event.currency, event.applied, "correction", reference)
+            ] += 1
+            p.ledger[
+                (
+                    "house",
+                    event.operator_id,
+                    None,
+                    event.currency,
+                    -event.applied,
+                    "correction",
+                    reference,
+                )
+            ] += 1
+    p.corrections[(causation, *key)] = (
+        event.round_id,
+        event.table_id,
+        event.wallet,
+        len(event.bets),
+        sum(line.refunded for line in event.bets),
+        sum(line.reversed for line in event.bets),
+        event.net,
+        event.applied,
+        event.shortfall,
+        event.balance_after,
+    )
