@@ -409,3 +409,142 @@ def test_a_call_a_seamless_operator_refused_for_good_is_a_finding() -> None:
     ]
     assert "RS_ERROR_TRANSACTION_DOES_NOT_EXIST" in findings[0].detail
     assert check_balances(history, BalanceTables({}, {}, {}), {})[0] == []
+
+
+# ----------------------------------------------------------- voided after the result
+def voided_round(
+    *, returned_delta: int = 0, corrected_delta: int = 0, correct: bool = True
+) -> tuple[History, UUID]:
+    """The consistent round above, voided after its result by two supervisors: its
+    settlement reversed and its bet put right by the wallet."""
+    from teenpatti.events.catalog import BetReversed, BetsCorrected, BetsReversed, RoundVoided
+
+    history, bet_id = round_history()
+    closed = history.rounds["T1-000001"].closed
+    assert closed is not None
+    void = RoundVoided(
+        round_id="T1-000001",
+        table_id="T1",
+        requested_by="alice",
+        actor="bob",
+        reason="B2 was on A2's spot",
+        closed_at=T0,
+        cards=closed.cards,
+        player_a_hand=closed.player_a_hand,
+        player_b_hand=closed.player_b_hand,
+        winner=closed.winner,
+        six_card_bonus_hand=closed.six_card_bonus_hand,
+    )
+    for row in rows_of("table", "table-T1", [void], start=9):
+        history.add(row)
+    settled = history.settled[bet_id][0][0]
+    reversal = BetsReversed(
+        round_id="T1-000001",
+        table_id="T1",
+        bets=[
+            BetReversed(
+                bet_id=bet_id,
+                operator_id="op",
+                player_id="p",
+                bet_type="player_a",
+                stake=1_000,
+                currency="INR",
+                outcome=settled.outcome,
+                returned=settled.returned + returned_delta,
+                refunded=1_000,
+            )
+        ],
+    )
+    for row in rows_of("settlement", "settlement-T1-000001", [reversal], start=2):
+        history.add(row)
+    if correct:
+        net = 1_000 - settled.returned - corrected_delta
+        corrected = BetsCorrected(
+            round_id="T1-000001",
+            table_id="T1",
+            operator_id="op",
+            player_id="p",
+            currency="INR",
+            net=net,
+            applied=net,
+            shortfall=0,
+            balance_after=0,
+            bets=[
+                {
+                    "bet_id": bet_id,
+                    "refunded": 1_000,
+                    "reversed": settled.returned + corrected_delta,
+                }
+            ],
+        )
+        for row in rows_of("wallet", "player-op:p", [corrected], start=3):
+            history.add(row)
+    return history, bet_id
+
+
+def test_a_round_voided_after_its_result_is_reversed_and_put_right_once() -> None:
+    history, _ = voided_round()
+    out = check_history(history, Scope(), settled_before=LATER)
+    assert out.findings == []
+    assert (out.rounds_voided_after_result, out.bets_reversed) == (1, 1)
+    assert (out.amounts["INR"].refunded_after_void, out.amounts["INR"].taken_back) == (
+        1_000,
+        1_950,
+    )
+
+
+def test_a_reversal_or_correction_that_is_not_what_was_settled_is_found() -> None:
+    history, _ = voided_round(returned_delta=50)
+    codes = [f.code for f in check_history(history, Scope(), settled_before=LATER).findings]
+    assert codes == ["reversal_mismatch", "correction_mismatch"]
+    history, _ = voided_round(corrected_delta=-50)
+    codes = [f.code for f in check_history(history, Scope(), settled_before=LATER).findings]
+    assert codes == ["correction_mismatch"]
+
+
+def test_a_void_after_the_result_not_reversed_or_not_put_right_is_found_once_due() -> None:
+    history, bet_id = voided_round(correct=False)
+    codes = [f.code for f in check_history(history, Scope(), settled_before=LATER).findings]
+    assert codes == ["not_corrected"]
+    del history.reversed[bet_id]
+    codes = [f.code for f in check_history(history, Scope(), settled_before=LATER).findings]
+    assert codes == ["not_reversed"]
+    early = check_history(history, Scope(), settled_before=T0 - timedelta(seconds=1))
+    assert early.findings == []
+
+
+def test_a_reversal_without_a_void_is_found() -> None:
+    history, _ = voided_round()
+    history.rounds["T1-000001"].voided_after = None
+    codes = [f.code for f in check_history(history, Scope(), settled_before=LATER).findings]
+    assert codes == ["reversed_without_void"]
+
+
+def test_a_correction_moves_the_balance_it_says() -> None:
+    history, _ = voided_round()
+    stream = history.wallet["player-op:p"]
+    deposit = FundsDeposited(
+        transfer_id="t",
+        operator_id="op",
+        player_id="p",
+        currency="INR",
+        amount=5_000,
+        balance_after=5_000,
+    )
+    placed_event, paid_event, corrected_event = (item[0] for item in stream)
+    assert isinstance(paid_event, PaidLine)
+    history.wallet["player-op:p"] = [
+        (deposit, "w@1"),
+        (placed_event, "w@2"),
+        (paid_event.model_copy(update={"balance_after": 5_950}), "w@3"),
+        (corrected_event.model_copy(update={"balance_after": 5_000}), "w@4"),
+    ]
+    key = ("op", "p", "INR")
+    tables = BalanceTables({key: 5_000}, {key: 5_000}, {("op", "INR"): 0})
+    assert check_balances(history, tables, {})[0] == []
+    history.wallet["player-op:p"][3] = (
+        corrected_event.model_copy(update={"balance_after": 4}),
+        "w",
+    )
+    codes = [f.code for f in check_balances(history, tables, {})[0]]
+    assert codes == ["balance_after_mismatch"]

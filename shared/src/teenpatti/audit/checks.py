@@ -39,8 +39,10 @@ from teenpatti.engine import (
 from teenpatti.events.catalog import (
     DEALING_ORDER,
     BetBookClosed,
+    BetsCorrected,
     BetsPaid,
     BetsPlaced,
+    BetsReversed,
     BetsSettled,
     CardDealt,
     CardMarkedWrong,
@@ -51,11 +53,13 @@ from teenpatti.events.catalog import (
     FundsWithdrawn,
     PaidLine,
     PlacedLine,
+    ReversedLine,
     RoundCancelled,
     RoundClosed,
     RoundOpened,
     RoundResumed,
     RoundSettled,
+    RoundVoided,
     SettledLine,
     SettlementResolved,
     TableOpened,
@@ -87,12 +91,15 @@ AUDITED_TYPES = frozenset(
         "BetsSettled",
         "RoundSettled",
         "SettlementResolved",
+        "RoundVoided",
+        "BetsReversed",
+        "BetsCorrected",
     }
 )
 
 # what changes a player's balance, from the wallet's player streams: a bet placed or paid is
 # its line of `BetsPlaced` or `BetsPaid`, whole
-WalletFact = FundsDeposited | FundsWithdrawn | PlacedLine | PaidLine
+WalletFact = FundsDeposited | FundsWithdrawn | PlacedLine | PaidLine | BetsCorrected
 
 
 @dataclass(slots=True)
@@ -119,6 +126,10 @@ class Round:
     voided: SettlementResolved | None = None
     ended_at: datetime | None = None  # occurred_at of RoundClosed / RoundCancelled
     ended_ref: str = ""
+    # two supervisors voided it after its result (RoundVoided): every bet reversed
+    voided_after: RoundVoided | None = None
+    voided_after_at: datetime | None = None
+    voided_after_ref: str = ""
 
 
 @dataclass(slots=True)
@@ -130,6 +141,9 @@ class Amounts:
     paid: int = 0
     deposited: int = 0
     withdrawn: int = 0
+    # rounds voided after their result: the stakes refunded, the returns taken back
+    refunded_after_void: int = 0
+    taken_back: int = 0
 
 
 @dataclass(slots=True)
@@ -140,6 +154,9 @@ class History:
     placed: dict[UUID, list[tuple[PlacedLine, str]]] = field(default_factory=dict)
     settled: dict[UUID, list[tuple[SettledLine, str]]] = field(default_factory=dict)
     paid: dict[UUID, list[tuple[PaidLine, str]]] = field(default_factory=dict)
+    reversed: dict[UUID, list[tuple[ReversedLine, str]]] = field(default_factory=dict)
+    # bet -> (its line's refunded, reversed; the ref) of each BetsCorrected naming it
+    corrected: dict[UUID, list[tuple[int, int, str]]] = field(default_factory=dict)
     books: dict[str, list[tuple[BetBookClosed, str]]] = field(default_factory=dict)
     round_totals: dict[str, list[tuple[RoundSettled, str]]] = field(default_factory=dict)
     # wallet player streams in version order: (event, ref)
@@ -238,6 +255,21 @@ class History:
                 self.round_totals.setdefault(event.round_id, []).append((event, ref))
             case SettlementResolved() if event.action == "void":
                 self.round(event.round_id).voided = event
+            case RoundVoided():
+                round_ = self.round(event.round_id)
+                round_.voided_after, round_.voided_after_ref = event, ref
+                round_.voided_after_at = row.occurred_at
+            case BetsReversed():
+                self.stored_at[ref] = row.occurred_at
+                for line in event.each():
+                    self.reversed.setdefault(line.bet_id, []).append((line, ref))
+            case BetsCorrected():
+                self.stored_at[ref] = row.occurred_at
+                for corrected in event.bets:
+                    self.corrected.setdefault(corrected.bet_id, []).append(
+                        (corrected.refunded, corrected.reversed, ref)
+                    )
+                self.wallet.setdefault(row.stream_id, []).append((event, ref))
 
     def _approve(self, opened: TableOpened, ref: str) -> None:
         """Docs/decisions/0057: a configuration is approved on the published pay table, with
@@ -309,6 +341,33 @@ def _table_control(round_: Round) -> list[Finding]:
     return findings
 
 
+def _check_void_after_result(round_: Round) -> list[Finding]:
+    """A round voided after its result voids the result it closed with."""
+    voided, closed = round_.voided_after, round_.closed
+    assert voided is not None
+    subject = f"round {round_.round_id} ({round_.voided_after_ref})"
+    if closed is None:
+        return [Finding("result", "voided_without_result", subject, "RoundVoided, no RoundClosed")]
+    mine: tuple[Any, ...] = (list(closed.cards), *closed.outcome())
+    theirs: tuple[Any, ...] = (
+        list(voided.cards),
+        voided.winner,
+        voided.player_a_hand,
+        voided.player_b_hand,
+        voided.six_card_bonus_hand,
+    )
+    if mine != theirs:
+        return [
+            Finding(
+                "result",
+                "void_result_mismatch",
+                subject,
+                f"RoundVoided voids {theirs}, the round closed with {mine}",
+            )
+        ]
+    return []
+
+
 def _canonical(paytable: Mapping[str, Any]) -> str:
     try:
         normalised: Any = pay_table_to_mapping(pay_table_from_mapping(paytable))
@@ -353,10 +412,12 @@ class Outcome:
     rounds_closed: int = 0
     rounds_cancelled: int = 0
     rounds_in_progress: int = 0
+    rounds_voided_after_result: int = 0
     bets: int = 0
     bets_settled: int = 0
     bets_paid: int = 0
     bets_in_progress: int = 0
+    bets_reversed: int = 0
     amounts: dict[str, Amounts] = field(default_factory=lambda: defaultdict(Amounts))
 
 
@@ -511,6 +572,9 @@ def check_history(history: History, scope: Scope, settled_before: datetime) -> O
                 )
             )
         tables[round_id] = table
+        if round_.voided_after is not None:
+            out.rounds_voided_after_result += 1
+            out.findings.extend(_check_void_after_result(round_))
         _check_book(history, round_id, bets_by_round.get(round_id, []), due[round_id], out)
         _check_round_totals(history, round_id, bets_by_round.get(round_id, []), out)
 
@@ -535,6 +599,10 @@ def check_history(history: History, scope: Scope, settled_before: datetime) -> O
         _check_bet(
             history, bet_id, placements, results[round_id], tables[round_id], due[round_id], out
         )
+    for bet_id, placements in history.placed.items():
+        round_id = placements[0][0].round_id
+        if round_id in rounds_in_scope:
+            _check_reversal(history, bet_id, history.rounds[round_id], settled_before, out)
     # settlements and payments of bets the wallet never placed
     for kind, index in (("settled", history.settled), ("paid", history.paid)):
         for bet_id, items in index.items():
@@ -687,6 +755,104 @@ def _check_bet(
         )
 
 
+def _check_reversal(
+    history: History, bet_id: UUID, round_: Round, settled_before: datetime, out: Outcome
+) -> None:
+    """A bet of a round voided after its result: its settlement reversed once, as settled,
+    its stake refunded; and put right once by the wallet, as reversed. A bet of any other
+    round is never reversed."""
+    reversals = history.reversed.get(bet_id, [])
+    subject = f"bet {bet_id}"
+    voided = round_.voided_after
+    if voided is None:
+        if reversals:
+            out.findings.append(
+                Finding(
+                    "settlement",
+                    "reversed_without_void",
+                    f"{subject} ({reversals[0][1]})",
+                    f"BetsReversed for a bet of round {round_.round_id}, which no RoundVoided"
+                    " voids",
+                )
+            )
+        return
+    settlements = history.settled.get(bet_id, [])
+    due = round_.voided_after_at is not None and round_.voided_after_at <= settled_before
+    if not settlements:
+        return  # reported as not settled, or still in progress
+    if not reversals:
+        if due and not history.is_recent(settlements[0][1], settled_before):
+            out.findings.append(
+                Finding(
+                    "settlement",
+                    "not_reversed",
+                    subject,
+                    f"round {round_.round_id} was voided after its result; its settlement of"
+                    " this bet is not reversed",
+                )
+            )
+        return
+    out.bets_reversed += 1
+    reversed_line, ref = reversals[0]
+    settled = settlements[0][0]
+    amounts = out.amounts[settled.currency]
+    amounts.refunded_after_void += reversed_line.refunded
+    amounts.taken_back += reversed_line.returned
+    if len(reversals) > 1:
+        out.findings.append(
+            Finding(
+                "settlement",
+                "reversed_twice",
+                subject,
+                "BetsReversed at " + ", ".join(r for _, r in reversals),
+            )
+        )
+    told = (reversed_line.outcome, reversed_line.returned, reversed_line.stake)
+    expected = (settled.outcome, settled.returned, settled.stake)
+    if told != expected or reversed_line.refunded != settled.stake:
+        out.findings.append(
+            Finding(
+                "settlement",
+                "reversal_mismatch",
+                f"{subject} ({ref})",
+                f"outcome, returned, stake: BetsReversed says {told} refunding"
+                f" {reversed_line.refunded}, BetsSettled says {expected}",
+            )
+        )
+    corrections = history.corrected.get(bet_id, [])
+    if not corrections:
+        if due and not history.is_recent(ref, settled_before):
+            out.findings.append(
+                Finding(
+                    "payment",
+                    "not_corrected",
+                    f"{subject} ({ref})",
+                    "its settlement is reversed; the wallet has not put it right",
+                )
+            )
+        return
+    if len(corrections) > 1:
+        out.findings.append(
+            Finding(
+                "payment",
+                "corrected_twice",
+                subject,
+                "BetsCorrected at " + ", ".join(r for *_, r in corrections),
+            )
+        )
+    refunded, taken_back, corrected_ref = corrections[0]
+    if (refunded, taken_back) != (reversed_line.refunded, reversed_line.returned):
+        out.findings.append(
+            Finding(
+                "payment",
+                "correction_mismatch",
+                f"{subject} ({corrected_ref})",
+                f"BetsCorrected refunds {refunded} and takes back {taken_back}, BetsReversed"
+                f" says {reversed_line.refunded} and {reversed_line.returned}",
+            )
+        )
+
+
 def _check_book(
     history: History, round_id: str, bet_ids: list[UUID], due: bool, out: Outcome
 ) -> None:
@@ -805,8 +971,14 @@ def check_balances(
                     else:
                         totals.withdrawn += event.amount
                     _running(findings, ref, event.balance_after, balances[key])
-                case PlacedLine() | PaidLine() if event.wallet == "seamless":
+                case PlacedLine() | PaidLine() | BetsCorrected() if event.wallet == "seamless":
                     pass  # the operator's wallet holds that money (reconciled with it)
+                case BetsCorrected():
+                    # a round voided after its result: what moved (the rest a shortfall)
+                    key = (event.operator_id, event.player_id, event.currency)
+                    balances[key] += event.applied
+                    house[(event.operator_id, event.currency)] -= event.applied
+                    _running(findings, ref, event.balance_after, balances[key])
                 case PlacedLine():
                     key = (event.operator_id, event.player_id, event.currency)
                     balances[key] -= event.stake

@@ -22,8 +22,10 @@ from teenpatti.audit.runner import AuditUnavailableError, StoreSpec, connect_sto
 from teenpatti.events import Event
 from teenpatti.events.catalog import (
     BetBookClosed,
+    BetsCorrected,
     BetsPaid,
     BetsPlaced,
+    BetsReversed,
     BetsSettled,
     BettingClosed,
     CardDealt,
@@ -32,12 +34,16 @@ from teenpatti.events.catalog import (
     CardScanned,
     CardsWithdrawn,
     DeckReplaced,
+    ResultVoidRejected,
+    ResultVoidRequested,
     RoundCancelled,
     RoundClosed,
     RoundOpened,
     RoundPaused,
     RoundResumed,
+    RoundReversed,
     RoundSettled,
+    RoundVoided,
     ScanRejected,
     SettlementResolutionRequested,
     SettlementResolved,
@@ -95,7 +101,7 @@ class Recall:
     number: int
     opened_at: datetime
     ended_at: datetime | None
-    status: str  # closed, cancelled, in_play
+    status: str  # closed, cancelled, in_play, voided (closed, then voided after its result)
     events: list[RecalledEvent] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
@@ -121,7 +127,7 @@ class Recall:
         ended = "" if self.ended_at is None else f", ended {_time(self.ended_at)}"
         lines = [
             f"teenpatti recall {self.round_id}: table {self.table_id}, round {self.number}, "
-            f"{self.status.replace('_', ' ')}; opened {_time(self.opened_at)}{ended} (UTC)",
+            f"{_STATUS.get(self.status, self.status)}; opened {_time(self.opened_at)}{ended} (UTC)",
             "amounts in minor units",
         ]
         width = max((len(e.event_type) for e in self.events), default=0)
@@ -133,6 +139,9 @@ class Recall:
         counts = ", ".join(f"{service} {n}" for service, n in self.counts().items())
         lines.append(f"{len(self.events)} events ({counts})")
         return "\n".join(lines) + "\n"
+
+
+_STATUS = {"in_play": "in play", "voided": "closed, then voided after its result"}
 
 
 def _time(moment: datetime) -> str:
@@ -211,6 +220,12 @@ async def _find_round(spec: StoreSpec, round_id: str) -> Recall:
             )
             if opened is None:
                 raise UnknownRoundError(f"no round {round_id} was ever opened")
+            voided = await connection.fetchval(
+                "SELECT true FROM events WHERE stream_id = $1 AND event_type = 'RoundVoided'"
+                " AND payload->>'round_id' = $2 LIMIT 1",
+                opened["stream_id"],
+                round_id,
+            )
             ended = await connection.fetchrow(
                 "SELECT event_type, occurred_at FROM events"
                 " WHERE stream_id = $1 AND stream_version > $2"
@@ -228,6 +243,8 @@ async def _find_round(spec: StoreSpec, round_id: str) -> Recall:
     status = "in_play"
     if ended is not None:
         status = "closed" if ended["event_type"] == "RoundClosed" else "cancelled"
+        if voided:
+            status = "voided"
     return Recall(
         round_id=round_id,
         table_id=str(payload.get("table_id", opened["table_id"])),
@@ -361,6 +378,24 @@ def _round_closed(e: RoundClosed, _: Mapping[Any, str]) -> str:
     )
 
 
+def _result_void_requested(e: ResultVoidRequested, _: Mapping[Any, str]) -> str:
+    return f"void after the result asked by {e.actor}: {e.reason}"
+
+
+def _result_void_rejected(e: ResultVoidRejected, _: Mapping[Any, str]) -> str:
+    return f"void after the result asked by {e.requested_by} rejected by {e.actor}: {e.reason}"
+
+
+def _round_voided(e: RoundVoided, _: Mapping[Any, str]) -> str:
+    cards = e.cards
+    return (
+        f"voided after its result (A {' '.join(cards[0::2])} {e.player_a_hand},"
+        f" B {' '.join(cards[1::2])} {e.player_b_hand}; winner {e.winner}): every stake"
+        f" refunded, every return taken back; asked by {e.requested_by}, confirmed by"
+        f" {e.actor}: {e.reason}"
+    )
+
+
 def _card_scanned(e: CardScanned, _: Mapping[Any, str]) -> str:
     stamped = "" if e.round_id is not None else ", no round stamped"
     return (
@@ -404,6 +439,34 @@ def _bets_settled(e: BetsSettled, _: Mapping[Any, str]) -> str:
     return f"settled: {lines}"
 
 
+def _bets_reversed(e: BetsReversed, _: Mapping[Any, str]) -> str:
+    lines = "; ".join(
+        f"{b.operator_id}/{b.player_id} {b.bet_type} {b.currency} {_amount(b.stake)}"
+        f" {b.outcome} returning {_amount(b.returned)} reversed, refunds {_amount(b.refunded)}"
+        for b in e.bets
+    )
+    return f"reversed: {lines}"
+
+
+def _round_reversed(e: RoundReversed, _: Mapping[Any, str]) -> str:
+    totals = ", ".join(
+        f"{c} refunded {_amount(t.refunded)} taken back {_amount(t.reversed)}"
+        for c, t in sorted(e.totals.items())
+    )
+    return f"settlement reversed: {e.bet_count} bets" + (f"; {totals}" if totals else "")
+
+
+def _bets_corrected(e: BetsCorrected, _: Mapping[Any, str]) -> str:
+    if e.wallet == "seamless":
+        moved = f"net {_amount(e.net)} listed for the operator"
+    else:
+        moved = f"net {_amount(e.net)}, applied {_amount(e.applied)}" + (
+            f", shortfall {_amount(e.shortfall)}" if e.shortfall else ""
+        )
+        moved += f" (balance {_amount(e.balance_after)})"
+    return f"corrected {e.operator_id}/{e.player_id} ({e.wallet}): {e.currency} {moved}"
+
+
 def _round_settled(e: RoundSettled, _: Mapping[Any, str]) -> str:
     totals = ", ".join(
         f"{c} staked {_amount(t.stake)} returned {_amount(t.returned)} house "
@@ -444,6 +507,12 @@ _SUMMARIES: dict[type[Event], Callable[[Any, Mapping[Any, str]], str]] = {
     RoundSettled: _round_settled,
     SettlementResolutionRequested: _resolution_requested,
     SettlementResolved: _resolved,
+    ResultVoidRequested: _result_void_requested,
+    ResultVoidRejected: _result_void_rejected,
+    RoundVoided: _round_voided,
+    BetsReversed: _bets_reversed,
+    RoundReversed: _round_reversed,
+    BetsCorrected: _bets_corrected,
 }
 
 

@@ -116,12 +116,14 @@ class Report:
                 "closed": out.rounds_closed,
                 "cancelled": out.rounds_cancelled,
                 "in_progress": out.rounds_in_progress,
+                "voided_after_result": out.rounds_voided_after_result,
             },
             "bets": {
                 "placed": out.bets,
                 "settled": out.bets_settled,
                 "paid": out.bets_paid,
                 "in_progress": out.bets_in_progress,
+                "reversed": out.bets_reversed,
             },
             "amounts": {
                 currency: {
@@ -131,6 +133,8 @@ class Report:
                     "house_result": a.staked - a.returned,
                     "deposited": a.deposited,
                     "withdrawn": a.withdrawn,
+                    "refunded_after_void": a.refunded_after_void,
+                    "taken_back": a.taken_back,
                 }
                 for currency, a in sorted(out.amounts.items())
             },
@@ -172,6 +176,12 @@ class Report:
         lines.append(
             f"rounds: {out.rounds:,} ({out.rounds_closed:,} closed, {out.rounds_cancelled:,} "
             f"cancelled, {out.rounds_in_progress:,} in progress)"
+            + (
+                f"; {out.rounds_voided_after_result:,} closed then voided after the result,"
+                f" {out.bets_reversed:,} bets reversed"
+                if out.rounds_voided_after_result
+                else ""
+            )
         )
         lines.append(
             f"bets: {out.bets:,} placed, {out.bets_settled:,} settled, {out.bets_paid:,} paid"
@@ -184,6 +194,12 @@ class Report:
                     f"  {currency}  staked {a.staked:,}  returned {a.returned:,}  paid {a.paid:,}"
                     f"  house result {a.staked - a.returned:,}  deposited {a.deposited:,}"
                     f"  withdrawn {a.withdrawn:,}"
+                    + (
+                        f"  voided after the result: refunded {a.refunded_after_void:,},"
+                        f" taken back {a.taken_back:,}"
+                        if a.refunded_after_void or a.taken_back
+                        else ""
+                    )
                 )
         lines.append(
             "balances: skipped (a scoped audit; balances need the whole history)"
