@@ -3,12 +3,20 @@ settlement settles it."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
 from teenpatti import engine
 from teenpatti.engine import PUBLISHED_PAY_TABLE
-from teenpatti.events.catalog import SETTLEMENT_EVENTS, BetSettled, BetsSettled
+from teenpatti.events.catalog import (
+    SETTLEMENT_EVENTS,
+    BetReversed,
+    BetSettled,
+    BetsReversed,
+    BetsSettled,
+    RoundVoided,
+)
 from tests.integration.wallet.helpers import send
 from wallet_service.config import WalletSettings
 
@@ -55,4 +63,56 @@ async def settle(
         SETTLEMENT_EVENTS,
         BetsSettled(round_id=round_id, table_id="T1", bets=lines),
         table_id="T1",
+    )
+
+
+async def reverse(
+    settings: WalletSettings, round_id: str, slips: list[tuple[str, dict[str, Any]]]
+) -> None:
+    """BetsReversed for every bet of the (operator, slip) pairs of a round settled on
+    CARDS and voided after its result, as settlement states it."""
+    result = engine.resolve_round(engine.parse_cards(CARDS))
+    lines = []
+    for operator_id, taken in slips:
+        for bet in taken["bets"]:
+            settled = engine.settle_bet(
+                engine.Bet(engine.BetType(bet["bet_type"]), bet["stake"], "INR"),
+                result,
+                PUBLISHED_PAY_TABLE,
+            )
+            lines.append(
+                BetReversed(
+                    bet_id=UUID(bet["bet_id"]),
+                    operator_id=operator_id,
+                    player_id=taken["player_id"],
+                    bet_type=bet["bet_type"],
+                    stake=bet["stake"],
+                    currency="INR",
+                    outcome=settled.outcome.value,
+                    returned=settled.returned,
+                    refunded=bet["stake"],
+                )
+            )
+    await send(
+        settings,
+        SETTLEMENT_EVENTS,
+        BetsReversed(round_id=round_id, table_id="T1", bets=lines),
+        table_id="T1",
+    )
+
+
+def voided_after_result(round_id: str) -> RoundVoided:
+    """The table's RoundVoided of a round that closed on CARDS."""
+    return RoundVoided(
+        round_id=round_id,
+        table_id="T1",
+        requested_by="sup-ana",
+        actor="sup-ben",
+        reason="B1 was on A1's spot",
+        closed_at=datetime.now(UTC),
+        cards=CARDS,
+        player_a_hand="pair",
+        player_b_hand="high_card",
+        winner="player_a",
+        six_card_bonus_hand=None,
     )

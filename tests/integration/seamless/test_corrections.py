@@ -6,23 +6,17 @@ transactions API, the daily report) until a person records it settled."""
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
 from typing import Any
-from uuid import UUID
 
 import pytest
 
 from teenpatti import engine
 from teenpatti.engine import PUBLISHED_PAY_TABLE
 from teenpatti.events.catalog import (
-    SETTLEMENT_EVENTS,
     TABLE_EVENTS,
-    BetReversed,
-    BetsReversed,
-    RoundVoided,
 )
 from tests.integration.seamless.game import Keys, call_done, operators_cli, settle, slip
-from tests.integration.seamless.support import CARDS
+from tests.integration.seamless.support import CARDS, reverse, voided_after_result
 from tests.integration.seamless.test_exactly_once import balance, player, table
 from tests.integration.wallet.helpers import close_betting, close_round, database, eventually, send
 from wallet_service.config import WalletSettings
@@ -32,33 +26,6 @@ ROUND = "T1-000301"
 SUPERVISOR = {"X-Api-Key": "dev-supervisor-key"}
 OPERATOR_1 = {"X-Api-Key": "dev-operator-1-key"}
 FUNDS = 10_000_000
-
-
-def reversal(slips: list[dict[str, Any]]) -> BetsReversed:
-    """Settlement's reversal of every bet of the slips, as they were settled on CARDS."""
-    result = engine.resolve_round(engine.parse_cards(CARDS))
-    lines = []
-    for taken in slips:
-        for bet in taken["bets"]:
-            settled = engine.settle_bet(
-                engine.Bet(engine.BetType(bet["bet_type"]), bet["stake"], "INR"),
-                result,
-                PUBLISHED_PAY_TABLE,
-            )
-            lines.append(
-                BetReversed(
-                    bet_id=UUID(bet["bet_id"]),
-                    operator_id="operator-1",
-                    player_id=taken["player_id"],
-                    bet_type=bet["bet_type"],
-                    stake=bet["stake"],
-                    currency="INR",
-                    outcome=settled.outcome.value,
-                    returned=settled.returned,
-                    refunded=bet["stake"],
-                )
-            )
-    return BetsReversed(round_id=ROUND, table_id="T1", bets=lines)
 
 
 async def test_a_void_after_the_result_sends_nothing_more_and_lists_each_players_net(
@@ -78,27 +45,8 @@ async def test_a_void_after_the_result_sends_nothing_more_and_lists_each_players
         calls_before = len(t.operator.requests)
         paid = balance(t.operator, winner)
 
-        await send(
-            t.settings,
-            TABLE_EVENTS,
-            RoundVoided(
-                round_id=ROUND,
-                table_id="T1",
-                requested_by="sup-ana",
-                actor="sup-ben",
-                reason="B1 was on A1's spot",
-                closed_at=datetime.now(UTC),
-                cards=CARDS,
-                player_a_hand="pair",
-                player_b_hand="high_card",
-                winner="player_a",
-                six_card_bonus_hand=None,
-            ),
-            table_id="T1",
-        )
-        await send(
-            t.settings, SETTLEMENT_EVENTS, reversal([won.json(), lost.json()]), table_id="T1"
-        )
+        await send(t.settings, TABLE_EVENTS, voided_after_result(ROUND), table_id="T1")
+        await reverse(t.settings, ROUND, [("operator-1", won.json()), ("operator-1", lost.json())])
 
         async def listed() -> list[dict[str, Any]]:
             problems = (await t.client.get("/problems", headers=SUPERVISOR)).json()["items"]

@@ -1,18 +1,23 @@
-"""`teenpatti rebuild wallet` on the real stack (issue 32, item 6): a session of transfer and
-seamless players (deposits, a withdrawal, slips refused and taken, a round paid, a round
-voided before its result and refunded, a bet answered after betting closed and rolled back,
-an instance stopped and started again) rebuilt from the wallet's event stream into fresh
-tables, every projection equal to the live one row for row; a live row changed behind the
-events' back is found."""
+"""`teenpatti rebuild wallet` on the real stack: a session of transfer and seamless players
+(deposits, a withdrawal, slips refused and taken, a round paid then voided after its result,
+a round voided before its result and refunded, a round held at the settlement and voided by
+two supervisors there, an instance stopped and started again) rebuilt from the wallet's
+event stream into fresh tables, every projection equal to the live one row for row; a live
+row changed behind the events' back is found."""
 
 from __future__ import annotations
 
 import json
-from uuid import uuid4
+from uuid import UUID, uuid4
 
 import pytest
 
-from teenpatti.events.catalog import TABLE_EVENTS, RoundCancelled
+from teenpatti.events.catalog import (
+    SETTLEMENT_EVENTS,
+    TABLE_EVENTS,
+    RoundCancelled,
+    SettlementResolved,
+)
 from tests.integration.seamless.game import (
     FUNDS,
     Keys,
@@ -24,7 +29,7 @@ from tests.integration.seamless.game import (
     settle,
     slip,
 )
-from tests.integration.seamless.support import CARDS
+from tests.integration.seamless.support import CARDS, reverse, voided_after_result
 from tests.integration.seamless.support import settle as settle_slips
 from tests.integration.wallet.helpers import (
     OPERATOR_2,
@@ -32,6 +37,7 @@ from tests.integration.wallet.helpers import (
     close_round,
     database,
     deposit,
+    eventually,
     open_round,
     place,
     send,
@@ -118,7 +124,47 @@ async def test_the_wallet_rebuilt_from_its_events_equals_the_live_projections(
             )
             await settle(settings, "T1-000302", [voided.json()], cancelled=True)
             await call_done(settings, voided.json()["slip_id"], "rollback")
-        assert await operator.balance(user) > FUNDS - 2_000  # player A won
+
+            # a round held at the settlement, voided there by two supervisors: refunded
+            await open_round(settings, client, "T1-000303")
+            held = await place(client, "tp1", "T1-000303", [("tie", 600)], headers=OPERATOR_2)
+            assert held.status_code == 201, held.text
+            await close_betting(settings, "T1-000303")
+            await close_round(settings, client, "T1-000303", CARDS)
+            await send(
+                settings,
+                SETTLEMENT_EVENTS,
+                SettlementResolved(
+                    resolution_id=UUID(int=303),
+                    round_id="T1-000303",
+                    table_id="T1",
+                    action="void",
+                    reason="two results were recorded",
+                    problems=["conflicting_result"],
+                    requested_by="sup-ana",
+                    confirmed_by="sup-ben",
+                ),
+                table_id="T1",
+            )
+            await wait_for_round(client, "T1-000303", "cancelled")
+            await settle_slips(settings, "T1-000303", [("operator-2", held.json())], cancelled=True)
+
+            # the first round voided after its result: stakes back, winnings taken back
+            await send(settings, TABLE_EVENTS, voided_after_result("T1-000301"), table_id="T1")
+            await reverse(
+                settings,
+                "T1-000301",
+                [("operator-2", r.json()) for r in transfer] + [("operator-1", seamless.json())],
+            )
+
+            async def corrected() -> bool:
+                async with database(settings) as connection:
+                    return bool(
+                        await connection.fetchval("SELECT count(*) = 2 FROM wallet_corrections")
+                    )
+
+            await eventually(corrected, what="the voided round's corrections")
+        assert await operator.balance(user) > FUNDS - 2_000  # player A won, and it stays
 
     status, report, err = await rebuild(monkeypatch, settings)
     assert status == 0, err + json.dumps(report, indent=1)
@@ -130,10 +176,12 @@ async def test_the_wallet_rebuilt_from_its_events_equals_the_live_projections(
         "wallet_bets",
         "wallet_ledger",
         "wallet_round_seals",
+        "wallet_corrections",
     }
-    assert counted["wallet_bets"]["live_rows"] == counted["wallet_bets"]["rebuilt_rows"] == 6
+    assert counted["wallet_bets"]["live_rows"] == counted["wallet_bets"]["rebuilt_rows"] == 7
     assert counted["wallet_transfers"]["rebuilt_rows"] == 3
-    assert counted["wallet_round_seals"]["rebuilt_rows"] == 2
+    assert counted["wallet_round_seals"]["rebuilt_rows"] == 3
+    assert counted["wallet_corrections"]["rebuilt_rows"] == 2
     assert counted["wallet_ledger"]["rebuilt_rows"] > 6
     assert report["events"] > 0 and report["schema"] is None
 
@@ -162,7 +210,7 @@ async def test_the_wallet_rebuilt_from_its_events_equals_the_live_projections(
     async with database(settings) as connection:
         kept = await connection.fetchval(f"SELECT count(*) FROM {schema}.wallet_bets")
         await connection.execute(f"DROP SCHEMA {schema} CASCADE")
-    assert kept == 6
+    assert kept == 7
 
 
 async def test_a_service_that_rebuilds_nothing_is_refused_by_name(
