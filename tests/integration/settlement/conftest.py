@@ -8,18 +8,22 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import io
 import itertools
+import json
+import os
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import TypeVar
+from typing import Any, TypeVar
 from uuid import uuid4
 
 import asyncpg
 import pytest
 from aiokafka import AIOKafkaProducer
+from pydantic import SecretStr
 
 from settlement_service.config import SettlementSettings
-from teenpatti import engine
+from teenpatti import cli, engine
 from teenpatti.events import Event, EventEnvelope, new_envelope
 from teenpatti.events.catalog import (
     ALL_TOPICS,
@@ -28,18 +32,22 @@ from teenpatti.events.catalog import (
     WALLET_EVENTS,
     BetBookClosed,
     BetsPlaced,
+    BetsReversed,
     BetsSettled,
     PlacedLine,
+    ReversedLine,
     RoundCancelled,
     RoundClosed,
     RoundOpened,
+    RoundReversed,
     RoundSettled,
+    RoundVoided,
     SettledLine,
     SlipBet,
 )
 from teenpatti.eventsourcing import TopicConfigurationError, ensure_topics
 from teenpatti.kernel import Received
-from teenpatti.settings import InfrastructureSettings
+from teenpatti.settings import DEVELOPMENT_API_KEYS, InfrastructureSettings
 from tests.integration.services import (
     collect,
     count_of,
@@ -52,6 +60,7 @@ from tests.integration.services import (
 OPERATOR_1 = {"X-Api-Key": "dev-operator-1-key"}
 OPERATOR_2 = {"X-Api-Key": "dev-operator-2-key"}
 SUPERVISOR = {"X-Api-Key": "dev-supervisor-key"}
+SUPERVISOR_2 = {"X-Api-Key": "test-supervisor-2-key"}  # with `two_supervisors`
 
 PUBLISHED = engine.pay_table_to_mapping(engine.PUBLISHED_PAY_TABLE)
 _TICKS = itertools.count()
@@ -65,6 +74,12 @@ async def settlement_settings(
     configured = SettlementSettings(**settings.model_dump(), settlement_database=database_name)
     await _topics_created(configured)
     return configured
+
+
+def two_supervisors(settings: SettlementSettings) -> SettlementSettings:
+    """The settings with a second supervisor's key (`SUPERVISOR_2`, holder `supervisor-2`)."""
+    keys = f"{DEVELOPMENT_API_KEYS},supervisor-2:supervisor:test-supervisor-2-key"
+    return settings.model_copy(update={"api_keys": SecretStr(keys)})
 
 
 async def _topics_created(settings: InfrastructureSettings) -> None:
@@ -135,6 +150,25 @@ def a_wins(table_id: str, number: int = 1) -> RoundClosed:
         b="high_card",
         bonus="straight",
         number=number,
+    )
+
+
+def voided(
+    closed: RoundClosed, reason: str = "A1 was the 9 of clubs, read as the 9 of spades"
+) -> RoundVoided:
+    """Two supervisors void the round of `closed` after its result, as the table says it."""
+    return RoundVoided(
+        round_id=closed.round_id,
+        table_id=closed.table_id,
+        requested_by="supervisor-1",
+        actor="supervisor-2",
+        reason=reason,
+        closed_at=datetime.now(UTC),
+        cards=closed.cards,
+        player_a_hand=closed.player_a_hand,
+        player_b_hand=closed.player_b_hand,
+        winner=closed.winner,
+        six_card_bonus_hand=closed.six_card_bonus_hand,
     )
 
 
@@ -222,7 +256,8 @@ def book(table_id: str, bets: Sequence[PlacedLine], *, number: int = 1) -> BetBo
 
 
 async def feed_table(
-    settings: InfrastructureSettings, event: RoundOpened | RoundClosed | RoundCancelled
+    settings: InfrastructureSettings,
+    event: RoundOpened | RoundClosed | RoundCancelled | RoundVoided,
 ) -> EventEnvelope:
     return await publish(
         settings, TABLE_EVENTS, event, table_id=event.table_id, stream_id=f"table-{event.table_id}"
@@ -269,6 +304,37 @@ async def settlements(
     bets = [bet for part in parts for bet in part.each()]
     summaries = [e for e in of_type(seen, "RoundSettled") if isinstance(e, RoundSettled)]
     return bets, summaries
+
+
+async def reversals(
+    settings: SettlementSettings, rounds: int
+) -> tuple[list[ReversedLine], list[RoundReversed]]:
+    """Every bet reversed (each line of every `BetsReversed` emitted) and every
+    RoundReversed, once `rounds` RoundReversed have been seen and the service is quiet: the
+    topic read to its end, so that a count proves each was emitted once."""
+    await collect(settings, SETTLEMENT_EVENTS, count_of("RoundReversed", rounds), timeout=60)
+    connection = await connect(settings)
+    try:
+        await eventually(lambda: outbox_published(connection), what="a quiet outbox")
+    finally:
+        await connection.close()
+    seen = await read_to_end(settings, SETTLEMENT_EVENTS)
+    parts = [e for e in of_type(seen, "BetsReversed") if isinstance(e, BetsReversed)]
+    lines = [line for part in parts for line in part.each()]
+    summaries = [e for e in of_type(seen, "RoundReversed") if isinstance(e, RoundReversed)]
+    return lines, summaries
+
+
+async def rebuild_settlement(
+    monkeypatch: pytest.MonkeyPatch, settings: SettlementSettings
+) -> tuple[int, dict[str, Any]]:
+    """`teenpatti rebuild settlement --json` on the test's settlement database."""
+    monkeypatch.setenv("TP_SETTLEMENT_DATABASE", settings.settlement_database)
+    monkeypatch.setenv("TP_ENV", os.environ.get("TP_ENV", "dev"))
+    out, err = io.StringIO(), io.StringIO()
+    status = await asyncio.to_thread(cli.main, ["rebuild", "settlement", "--json"], None, out, err)
+    assert status in (0, 1), err.getvalue()
+    return status, json.loads(out.getvalue())
 
 
 async def eventually(

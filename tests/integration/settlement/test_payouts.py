@@ -6,17 +6,10 @@ asked), and the input events come from the test on the test's own topics.
 
 from __future__ import annotations
 
-import asyncio
-import io
-import json
-import os
-from typing import Any
-
 import pytest
 
 from settlement_service.app import create_app
 from settlement_service.config import SettlementSettings
-from teenpatti import cli
 from teenpatti.events.catalog import CurrencyTotals, SettledLine
 
 from ..services import running
@@ -30,6 +23,7 @@ from .conftest import (
     feed_wallet,
     opened,
     placed,
+    rebuild_settlement,
     round_id,
     settlements,
     slip,
@@ -171,18 +165,6 @@ async def test_every_bet_type_pays_per_the_published_table(
     assert [(p["name"], p["only_live"], p["only_rebuilt"]) for p in differing] == [
         ("settled_bets", 1, 1)
     ]
-
-
-async def rebuild_settlement(
-    monkeypatch: pytest.MonkeyPatch, settings: SettlementSettings
-) -> tuple[int, dict[str, Any]]:
-    """`teenpatti rebuild settlement --json` on the test's settlement database."""
-    monkeypatch.setenv("TP_SETTLEMENT_DATABASE", settings.settlement_database)
-    monkeypatch.setenv("TP_ENV", os.environ.get("TP_ENV", "dev"))
-    out, err = io.StringIO(), io.StringIO()
-    status = await asyncio.to_thread(cli.main, ["rebuild", "settlement", "--json"], None, out, err)
-    assert status in (0, 1), err.getvalue()
-    return status, json.loads(out.getvalue())
 
 
 async def test_a_tie_pushes_the_player_bets_and_pays_the_tie_50_to_1(

@@ -7,17 +7,16 @@ from __future__ import annotations
 from uuid import uuid4
 
 import httpx
-from pydantic import SecretStr
 
 from settlement_service.app import create_app
 from settlement_service.config import SettlementSettings
 from teenpatti.events.catalog import SETTLEMENT_EVENTS
-from teenpatti.settings import DEVELOPMENT_API_KEYS
 
 from ..services import of_type, outbox_published, read_to_end, running
 from .conftest import (
     OPERATOR_1,
     SUPERVISOR,
+    SUPERVISOR_2,
     a_wins,
     book,
     connect,
@@ -28,14 +27,8 @@ from .conftest import (
     placed,
     round_id,
     settlements,
+    two_supervisors,
 )
-
-SUPERVISOR_2 = {"X-Api-Key": "test-supervisor-2-key"}
-
-
-def two_supervisors(settings: SettlementSettings) -> SettlementSettings:
-    keys = f"{DEVELOPMENT_API_KEYS},supervisor-2:supervisor:test-supervisor-2-key"
-    return settings.model_copy(update={"api_keys": SecretStr(keys)})
 
 
 async def test_only_a_held_round_is_resolved_and_only_by_two_supervisors(

@@ -1,5 +1,6 @@
 """A round of more than one part: decided with its first part, the rest appended by a
-`Settler` a transaction each, exactly once whoever goes on with it."""
+`Settler` a transaction each, exactly once whoever goes on with it; voided meanwhile, its
+reversal appended with its summary."""
 
 from __future__ import annotations
 
@@ -15,8 +16,11 @@ from settlement_service.settler import Settler
 from teenpatti.events.catalog import (
     SETTLEMENT_PART,
     BetSettled,
+    BetsReversed,
     BetsSettled,
     PlacedLine,
+    ReversalTotals,
+    RoundReversed,
     RoundSettled,
     registry,
 )
@@ -39,6 +43,7 @@ from .conftest import (
     round_id,
     settlements,
     slip,
+    voided,
 )
 
 BETS = 2 * SETTLEMENT_PART + 500  # three parts
@@ -225,3 +230,61 @@ async def test_the_service_settles_a_large_round_a_part_per_transaction(
     assert sorted(line.bet_id for line in settled) == sorted(bet.bet_id for bet in bets)
     assert rounds[0].bet_count == len(bets)
     assert len(transactions) == 3  # the first part where decided, the second, the summary
+
+
+async def test_a_large_round_voided_while_its_parts_are_appended_is_reversed_with_its_summary(
+    store: AsyncpgEventStore, pool: asyncpg.Pool
+) -> None:
+    bets = await decided(pool, store, "S6")
+    async with pool.acquire() as connection, connection.transaction():
+        await Settlement(store).round_voided(connection, received(voided(a_wins("S6"))))
+    assert [r["event_type"] for r in await stored(pool, "S6")] == ["BetsSettled"]  # not yet
+
+    await Settler(pool, store).settle(round_id("S6"))
+
+    rows = await stored(pool, "S6")
+    assert_settled_once(rows[:EVENTS], bets)
+    reversal = rows[EVENTS:]
+    assert [r["event_type"] for r in reversal] == ["BetsReversed"] * (EVENTS - 1) + [
+        "RoundReversed"
+    ]
+    # appended in the transaction that appends the summary
+    assert {r["transaction_id"] for r in reversal} == {rows[EVENTS - 1]["transaction_id"]}
+    events = [
+        registry.decode_json(r["event_type"], r["schema_version"], r["payload"]) for r in reversal
+    ]
+    reversed_lines = [line for e in events if isinstance(e, BetsReversed) for line in e.bets]
+    assert [(b.bet_id, b.outcome, b.returned) for b in reversed_lines] == [
+        (b.bet_id, b.outcome, b.returned) for b in lines(rows)
+    ]
+    assert all(b.refunded == b.stake for b in reversed_lines)
+    summary = events[-1]
+    assert isinstance(summary, RoundReversed)
+    half = BETS // 2
+    assert (summary.bet_count, summary.totals) == (
+        BETS,
+        {"INR": ReversalTotals(refunded=half * 110, reversed=half * 195)},
+    )
+    assert await pool.fetchval("SELECT count(*) FROM bets WHERE reversed_at IS NULL") == 0
+    assert await pool.fetchval("SELECT reversed_at = $1 FROM rounds", summary.reversed_at)
+    # again: nothing more
+    await Settler(pool, store).settle(round_id("S6"))
+    async with pool.acquire() as connection, connection.transaction():
+        await Settlement(store).round_voided(connection, received(voided(a_wins("S6"))))
+    assert len(await stored(pool, "S6")) == 2 * EVENTS
+
+
+async def test_a_large_round_voided_once_settled_is_reversed_in_the_voids_transaction(
+    store: AsyncpgEventStore, pool: asyncpg.Pool
+) -> None:
+    await decided(pool, store, "S7")
+    await Settler(pool, store).settle(round_id("S7"))
+    async with pool.acquire() as connection, connection.transaction():
+        await Settlement(store).round_voided(connection, received(voided(a_wins("S7"))))
+
+    rows = await stored(pool, "S7")
+    assert [r["event_type"] for r in rows[EVENTS:]] == ["BetsReversed"] * (EVENTS - 1) + [
+        "RoundReversed"
+    ]
+    assert len({r["transaction_id"] for r in rows[EVENTS:]}) == 1
+    assert await pool.fetchval("SELECT count(*) FROM bets WHERE reversed_at IS NULL") == 0

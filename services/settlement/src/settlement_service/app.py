@@ -1,6 +1,7 @@
 """The settlement service, declared: it hears each round's facts on `table.events` and its
 bets and sealed book on `wallet.events`, settles each round once they agree, and publishes
-the settlement on `settlement.events`; operators read their bets' settlements over HTTP."""
+the settlement on `settlement.events`, and its reversal once the round is voided after its
+result; operators read their bets' settlements over HTTP."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from teenpatti.events.catalog import (
     RoundCancelled,
     RoundClosed,
     RoundOpened,
+    RoundVoided,
 )
 from teenpatti.kernel import Consumption, Kernel, Refusal, Service, Wiring
 from teenpatti.migrations import MigrationSet
@@ -38,6 +40,7 @@ async def wire(kernel: Kernel[SettlementSettings]) -> Wiring:
                 RoundOpened: settlement.round_opened,
                 RoundClosed: settlement.round_closed,
                 RoundCancelled: settlement.round_cancelled,
+                RoundVoided: settlement.round_voided,
             },
             # not the BetsPaid the wallet emits as it pays
             WALLET_EVENTS: {

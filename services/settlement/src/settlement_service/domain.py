@@ -1,4 +1,5 @@
-"""The settlement rule, pure: when a round can be settled, and what settling it says.
+"""The settlement rule, pure: when a round can be settled, what settling it says, and what
+reversing it says once the round is voided after its result.
 
 A round settles once the service holds its result (or its cancellation), the sealed bet book
 and every bet the book names (same count, same digest, same stakes). Each bet is then settled
@@ -22,9 +23,12 @@ from teenpatti.events import Event
 from teenpatti.events.catalog import (
     SETTLEMENT_PART,
     BetSettled,
+    BetsReversed,
     BetsSettled,
     CurrencyTotals,
+    ReversalTotals,
     RoundClosed,
+    RoundReversed,
     RoundSettled,
     book_digest,
 )
@@ -295,3 +299,68 @@ def _line(bet: PlacedBet, settled: _Outcome) -> dict[str, Any]:
         "fraction_kept": fraction_kept,
         "odds": odds,
     }
+
+
+@dataclass(frozen=True)
+class Reverse:
+    """A voided round's settlement reversed: its `BetsReversed` parts, then its summary."""
+
+    parts: tuple[BetsReversed, ...]
+    round: RoundReversed
+
+    @property
+    def events(self) -> list[Event]:
+        """What is appended after the settlement: the parts, then the round's summary."""
+        return [*self.parts, self.round]
+
+    @property
+    def bet_ids(self) -> list[UUID]:
+        return [line.bet_id for part in self.parts for line in part.bets]
+
+
+REASON_LENGTH = 1100  # RoundReversed.reason's bound
+
+
+def void_reason(reason: str, requested_by: str, confirmed_by: str) -> str:
+    """Why a round is voided and who voided it, as `RoundReversed` states it; a long reason
+    is cut to leave room for both names."""
+    people = f" (asked by {requested_by}, confirmed by {confirmed_by})"
+    if len(reason) + len(people) > REASON_LENGTH:
+        reason = reason[: REASON_LENGTH - len(people) - 1] + "…"
+    return reason + people
+
+
+def reverse(
+    settled: Sequence[BetsSettled], summary: RoundSettled, reason: str, reversed_at: datetime
+) -> Reverse:
+    """The reversal of a round's settlement (its `BetsSettled` parts, in order, and its
+    `RoundSettled`): each line as settled, its stake refunded and what it returned taken
+    back, in the same order and parts. A round settled as cancelled refunded every bet
+    already: nothing to reverse, a summary alone."""
+    lines = (
+        []
+        if summary.cancelled
+        else [
+            {**line.model_dump(exclude={"fraction_kept", "odds"}), "refunded": line.stake}
+            for part in settled
+            for line in part.bets
+        ]
+    )
+    sums: dict[str, tuple[int, int]] = {}
+    for line in lines:
+        refunded, taken = sums.get(line["currency"], (0, 0))
+        sums[line["currency"]] = (refunded + line["stake"], taken + line["returned"])
+    return Reverse(
+        tuple(BetsReversed.parts(summary.round_id, summary.table_id, lines)),
+        RoundReversed(
+            round_id=summary.round_id,
+            table_id=summary.table_id,
+            bet_count=len(lines),
+            totals={
+                currency: ReversalTotals(refunded=refunded, reversed=taken)
+                for currency, (refunded, taken) in sorted(sums.items())
+            },
+            reason=reason,
+            reversed_at=reversed_at,
+        ),
+    )

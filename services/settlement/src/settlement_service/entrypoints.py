@@ -11,7 +11,7 @@ import asyncpg
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
-from teenpatti.events.catalog import CurrencyTotals, ResolutionAction
+from teenpatti.events.catalog import CurrencyTotals, ResolutionAction, ReversalTotals
 from teenpatti.http import KeyHolder, ProblemError
 from teenpatti.kernel.dependencies import Operator, Pool, Supervisor, provide
 
@@ -45,6 +45,9 @@ class RoundSummaryPublic(BaseModel):
     cancel_reason: str | None
     result: ResultPublic | None
     settled_at: datetime | None
+    voided: bool  # voided after its result: its settlement is reversed once settled
+    void_reason: str | None  # why, who asked and who confirmed
+    reversed_at: datetime | None
 
 
 class BetSettlementPublic(BaseModel):
@@ -63,10 +66,13 @@ class BetSettlementPublic(BaseModel):
     fraction_kept: str | None
     odds: str | None
     settled_at: datetime | None
+    reversed: bool  # its round voided after its result: stake refunded, returned taken back
+    reversed_at: datetime | None
 
 
 class RoundSettlementPublic(RoundSummaryPublic):
     totals: dict[str, CurrencyTotals]  # this operator's settled bets only
+    reversal_totals: dict[str, ReversalTotals]  # this operator's reversed bets only
     bets: list[BetSettlementPublic]  # this operator's bets only
 
 
@@ -109,9 +115,19 @@ async def round_settlement(round_id: str, operator: Operator, pool: Pool) -> Rou
     totals = currency_totals(
         (bet.currency, bet.stake, bet.returned) for bet in bets if bet.returned is not None
     )
+    # a reversed bet's stake refunded, what it returned taken back
+    reversal = currency_totals(
+        (bet.currency, bet.stake, bet.returned)
+        for bet in bets
+        if bet.reversed_at is not None and bet.returned is not None
+    )
     return RoundSettlementPublic(
         **_summary(round_).model_dump(),
         totals=totals if round_.settled else {},
+        reversal_totals={
+            currency: ReversalTotals(refunded=sums.stake, reversed=sums.returned)
+            for currency, sums in reversal.items()
+        },
         bets=[_bet(bet) for bet in bets],
     )
 
@@ -140,6 +156,9 @@ def _summary(round_: RoundRow) -> RoundSummaryPublic:
         cancel_reason=round_.cancel_reason,
         result=result,
         settled_at=round_.settled_at,
+        voided=round_.voided,
+        void_reason=round_.void_reason,
+        reversed_at=round_.reversed_at,
     )
 
 
@@ -160,6 +179,8 @@ def _bet(bet: BetView) -> BetSettlementPublic:
         fraction_kept=bet.fraction_kept,
         odds=bet.odds,
         settled_at=bet.settled_at,
+        reversed=bet.reversed_at is not None,
+        reversed_at=bet.reversed_at,
     )
 
 

@@ -14,6 +14,12 @@ recorded as a `conflicting_*` problem: the first version stays on record and the
 held, unsettled, until two supervisors release it (settled on the facts on record) or void
 it (every stake refunded) from the API: `request_resolution`, then `confirm_resolution`
 (docs/decisions/0060-two-supervisors-resolve-a-held-settlement.md).
+
+A round voided after its result (`RoundVoided`) has its settlement reversed
+(`reverse_if_voided`) in the transaction where both are known: the void's, when the round
+is settled already, else the one that appends its `RoundSettled` (here, or the `Settler`'s).
+A voided round held unsettled shows as `voided_waits_for_settlement` until two supervisors
+resolve the hold.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import Any, Protocol
 from uuid import UUID, uuid4
 
 import asyncpg
@@ -33,22 +39,36 @@ from teenpatti.events.catalog import (
     BetBookClosed,
     BetSettled,
     BetsPlaced,
+    BetsReversed,
     BetsSettled,
     PlacedLine,
     RoundCancelled,
     RoundClosed,
     RoundOpened,
+    RoundReversed,
     RoundSettled,
+    RoundVoided,
     SettlementResolutionRequested,
     SettlementResolved,
     book_digest,
     registry,
 )
-from teenpatti.eventsourcing import AsyncpgEventStore, ConcurrencyError
+from teenpatti.eventsourcing import AsyncpgEventStore, ConcurrencyError, StoredEvent
 from teenpatti.kernel import Received
 
 from .adapters.postgres import Resolution, RoundRow, SettlementProjection
-from .domain import Decision, Held, PlacedBet, RoundFacts, SealedBook, Settle, Waiting, decide
+from .domain import (
+    Decision,
+    Held,
+    PlacedBet,
+    RoundFacts,
+    SealedBook,
+    Settle,
+    Waiting,
+    decide,
+    reverse,
+    void_reason,
+)
 
 log = logging.getLogger(__name__)
 
@@ -188,6 +208,42 @@ class Settlement:
                 await projection.set_cancelled(event.round_id, event.reason)
             await self._settle_if_ready(projection, event.round_id, event.table_id, one.envelope)
 
+    async def round_voided(
+        self, connection: asyncpg.Connection, received: list[Received[RoundVoided]]
+    ) -> None:
+        """Each round voided after its result: its settlement reversed at once if it is
+        settled, else once it is; the first void stands, a repeat changes nothing."""
+        projection = SettlementProjection(connection)
+        for one in received:
+            event = one.event
+            round_ = await projection.lock_round(event.round_id, event.table_id)
+            reason = void_reason(event.reason, event.requested_by, event.actor)
+            if round_.voided:
+                if round_.void_reason != reason:
+                    log.warning("round %s: a second void ignored: %s", event.round_id, reason)
+                continue
+            log.warning("round %s voided after its result: %s", event.round_id, reason)
+            await projection.set_voided(event.round_id, reason, one.envelope.occurred_at)
+            voided = _voided_result(event)
+            if round_.result is None and not round_.cancelled:
+                # its RoundClosed never came (lost, or parked): the void carries the result
+                await projection.set_result(event.round_id, voided)
+            elif round_.result != voided:
+                await projection.record_problem(
+                    event.round_id,
+                    VOIDED_OTHER_RESULT,
+                    f"RoundVoided voids cards {event.cards}, settlement holds"
+                    f" {'a cancellation' if round_.result is None else round_.result['cards']};"
+                    " the settlement is reversed as it was stated",
+                )
+            if round_.settled:
+                await self._reverse(projection, event.round_id, one.envelope)
+            else:
+                await self._settle_if_ready(
+                    projection, event.round_id, event.table_id, one.envelope
+                )
+                await _show_voided_waits(projection, event.round_id)
+
     async def bets_placed(
         self, connection: asyncpg.Connection, received: list[Received[BetsPlaced]]
     ) -> None:
@@ -318,7 +374,7 @@ class Settlement:
             case Held(kind, detail):
                 await _hold(projection, round_.round_id, kind, detail)
             case Settle():
-                await self._settle(projection, decision, round_.table_id, cause)
+                await self._settle(projection, decision, round_, cause)
 
     # ------------------------------------------------------- resolving a held round
     async def request_resolution(
@@ -518,14 +574,26 @@ class Settlement:
         if forgotten is not None:
             self._kept -= len(forgotten.bets)
 
+    async def _reverse(self, projection: SettlementProjection, round_id: str, cause: Cause) -> None:
+        await reverse_if_voided(
+            self._store,
+            projection,
+            round_id,
+            now=self._clock(),
+            correlation_id=cause.correlation_id,
+            causation_id=cause.event_id,
+        )
+
     async def _settle(
         self,
         projection: SettlementProjection,
         decision: Settle,
-        table_id: str,
+        round_: RoundRow,
         cause: Cause,
     ) -> None:
-        round_id = decision.round.round_id
+        """Append the decided settlement's first part (the whole, for a round of one part),
+        and its reversal if the locked `round_` is voided and that makes it whole."""
+        round_id, table_id = round_.round_id, round_.table_id
         stream_id = settlement_stream(round_id)
         # the first part now, the others by the settler; a round of one part is whole here
         first = decision.event_count if decision.event_count <= 2 else 1
@@ -552,6 +620,8 @@ class Settlement:
                 await projection.mark_decided(round_id, settled_at, decision.paytable_source)
                 if self._on_decided is not None:
                     self._on_decided(decision)
+            elif round_.voided:
+                await self._reverse(projection, round_id, cause)
             return
         if decision.paytable_source == "published_fallback":
             log.warning("round %s settled with the published pay table: no RoundOpened", round_id)
@@ -561,10 +631,13 @@ class Settlement:
             [line for part in events if isinstance(part, BetsSettled) for line in part.bets],
             settled_at,
         )
-        if first == decision.event_count:
+        if first < decision.event_count:
+            if self._on_decided is not None:
+                self._on_decided(decision)
+        else:
             await projection.mark_round_settled(decision.round, decision.paytable_source)
-        elif self._on_decided is not None:
-            self._on_decided(decision)
+            if round_.voided:
+                await self._reverse(projection, round_id, cause)
         log.info(
             "round %s settled: %d bets, cancelled=%s, %d of its %d events appended",
             round_id,
@@ -578,6 +651,112 @@ class Settlement:
 async def _hold(projection: SettlementProjection, round_id: str, kind: str, detail: str) -> None:
     log.error("round %s held (%s): %s", round_id, kind, detail)
     await projection.record_problem(round_id, kind, detail)
+    await _show_voided_waits(projection, round_id)
+
+
+VOIDED_WAITS = "voided_waits_for_settlement"
+VOIDED_OTHER_RESULT = "voided_other_result"
+
+
+async def _show_voided_waits(projection: SettlementProjection, round_id: str) -> None:
+    """A voided round that open problems hold unsettled: shown as such, for the hold is what
+    keeps its reversal from being appended."""
+    round_ = await projection.find_round_for_update(round_id)  # locked already: a fresh read
+    if round_ is None or not round_.voided or round_.decided:
+        return
+    holding = [
+        kind
+        for kind in await projection.open_problems(round_id)
+        if kind not in (VOIDED_WAITS, VOIDED_OTHER_RESULT)
+    ]
+    if holding:
+        await projection.record_problem(
+            round_id,
+            VOIDED_WAITS,
+            f"voided after its result ({round_.void_reason}) but not settled: held by"
+            f" {', '.join(holding)}; once two supervisors resolve the hold and the round is"
+            " settled, its settlement is reversed",
+        )
+
+
+async def reverse_if_voided(
+    store: AsyncpgEventStore,
+    projection: SettlementProjection,
+    round_id: str,
+    *,
+    now: datetime,
+    correlation_id: UUID | None,
+    causation_id: UUID | None,
+) -> None:
+    """If the locked round is voided, settled and not yet reversed: its settlement reversed,
+    from the statements its stream holds (its `BetsSettled` parts and `RoundSettled`), the
+    reversal appended after them at the stream's version, the projection marked. A reversal
+    in the stream already (a `ConcurrencyError`, or found there) is adopted: nothing is
+    emitted."""
+    round_ = await projection.find_round_for_update(round_id)
+    if round_ is None or round_.void_reason is None or not round_.settled:
+        return
+    if round_.reversed_at is not None:
+        return
+    stream_id = settlement_stream(round_id)
+    stored = await store.read_stream(stream_id, connection=projection.connection)
+    settled, summary, reversal = _statements(stored)
+    if reversal is not None:
+        log.warning("round %s: its reversal is in %s already; adopting it", round_id, stream_id)
+        await projection.mark_reversed(*reversal)
+        return
+    if summary is None:
+        log.error("round %s: settled, but %s holds no RoundSettled", round_id, stream_id)
+        return
+    reversed_ = reverse(settled, summary, round_.void_reason, now)
+    version = stored[-1].stream_version if stored else 0
+    try:
+        async with projection.connection.transaction():  # a savepoint, as in `_settle`
+            await store.append(
+                stream_id,
+                version,
+                reversed_.events,
+                table_id=round_.table_id,
+                correlation_id=correlation_id,
+                causation_id=causation_id,
+                connection=projection.connection,
+            )
+    except ConcurrencyError:
+        log.warning("round %s: %s moved on meanwhile; adopting what it holds", round_id, stream_id)
+        stored = await store.read_stream(stream_id, connection=projection.connection)
+        _, _, reversal = _statements(stored)
+        if reversal is not None:
+            await projection.mark_reversed(*reversal)
+        return
+    await projection.mark_reversed(reversed_.round, reversed_.bet_ids)
+    log.warning(
+        "round %s reversed: %d bets, %s",
+        round_id,
+        reversed_.round.bet_count,
+        {c: t.model_dump() for c, t in reversed_.round.totals.items()},
+    )
+
+
+def _statements(
+    stored: list[StoredEvent],
+) -> tuple[list[BetsSettled], RoundSettled | None, tuple[RoundReversed, list[UUID]] | None]:
+    """A settlement stream's parts, its summary, and its reversal (summary and bet ids) if
+    it holds one."""
+    settled: list[BetsSettled] = []
+    summary: RoundSettled | None = None
+    reversed_: list[UUID] = []
+    reversal: RoundReversed | None = None
+    for one in stored:
+        event = registry.decode_json(one.event_type, one.schema_version, one.payload_json)
+        if isinstance(event, BetsSettled):
+            settled.append(event)
+        elif isinstance(event, RoundSettled):
+            summary = event
+        elif isinstance(event, BetsReversed):
+            reversed_ += [line.bet_id for line in event.bets]
+        elif isinstance(event, RoundReversed):
+            reversal = event
+    return settled, summary, None if reversal is None else (reversal, reversed_)
 
 
 async def adopt_stored_settlement(
@@ -620,6 +799,20 @@ class _BookRead:
         if self._digest is None:
             self._digest = book_digest(bet.bet_id for bet in self.bets)
         return self._digest
+
+
+def _voided_result(voided: RoundVoided) -> dict[str, Any]:
+    """The result a void carries, as its RoundClosed is recorded (`rounds.result`)."""
+    closed = RoundClosed(
+        round_id=voided.round_id,
+        table_id=voided.table_id,
+        cards=voided.cards,
+        player_a_hand=voided.player_a_hand,
+        player_b_hand=voided.player_b_hand,
+        winner=voided.winner,
+        six_card_bonus_hand=voided.six_card_bonus_hand,
+    )
+    return closed.model_dump(mode="json")
 
 
 def _essentials(bet: PlacedBet) -> tuple[object, ...]:

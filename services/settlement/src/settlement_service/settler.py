@@ -7,7 +7,8 @@ For a larger round the `Settler` appends the other parts and the summary, each i
 transaction with that part's bets marked settled, and the last one sets `rounds.settled`.
 Each part reaches Kafka, and the wallet, as soon as it commits, while the later ones are
 still being built: the two services' work on a large round overlaps instead of running one
-after the other.
+after the other. The transaction that appends the summary of a round voided meanwhile appends
+its reversal too (`reverse_if_voided`).
 
 Exactly once: each transaction locks the round's row, reads the settlement stream's version
 and appends the next event at that expected version, so whichever instance goes on, an event
@@ -22,7 +23,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from uuid import UUID
 
 import asyncpg
@@ -32,7 +34,7 @@ from teenpatti.eventsourcing import AsyncpgEventStore, StoredEvent
 
 from .adapters.postgres import RoundRow, SettlementProjection, stalled_settlements
 from .domain import Settle, decide
-from .handlers import adopt_stored_settlement, settlement_stream
+from .handlers import adopt_stored_settlement, reverse_if_voided, settlement_stream
 
 log = logging.getLogger(__name__)
 
@@ -49,10 +51,12 @@ class Settler:
         store: AsyncpgEventStore,
         *,
         stalled_seconds: float = STALLED_SECONDS,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self._pool = pool
         self._store = store
         self._stalled_seconds = stalled_seconds
+        self._clock = clock
         self._plans: dict[str, Settle] = {}  # decided here: no need to build them again
         self._checked: dict[str, Settle] = {}  # the plan found to go on from what is stored
         self._due: dict[str, None] = {}  # round ids, in the order they came
@@ -115,9 +119,11 @@ class Settler:
                 assert round_.decided_at is not None  # lock_unsettled: decided
                 if version >= plan.event_count:
                     # all appended already (the projection did not hear): take them as stored
-                    await adopt_stored_settlement(
+                    adopted = await adopt_stored_settlement(
                         self._store, projection, stream_id, round_.decided_at
                     )
+                    if adopted and round_.voided:
+                        await self._reverse(projection, round_id, stream_id)
                     return
                 if cause is None:
                     cause = await self._cause(connection, stream_id)
@@ -134,10 +140,31 @@ class Settler:
                 if event is plan.round:
                     await projection.mark_round_settled(plan.round, plan.paytable_source)
                     log.info("round %s: the last of its %d events appended", round_id, version + 1)
+                    if round_.voided:
+                        await self._reverse(projection, round_id, stream_id, cause)
                     return
                 assert isinstance(event, BetsSettled)
                 await projection.mark_bets(event.bets, round_.decided_at)
                 await projection.touch(round_id)
+
+    async def _reverse(
+        self,
+        projection: SettlementProjection,
+        round_id: str,
+        stream_id: str,
+        cause: tuple[UUID, UUID | None] | None = None,
+    ) -> None:
+        """The voided round settled in this transaction: its reversal too."""
+        if cause is None:
+            cause = await self._cause(projection.connection, stream_id)
+        await reverse_if_voided(
+            self._store,
+            projection,
+            round_id,
+            now=self._clock(),
+            correlation_id=cause[0],
+            causation_id=cause[1],
+        )
 
     async def _plan(self, projection: SettlementProjection, round_: RoundRow) -> Settle | None:
         """The round's settlement as decided: the one taken, or built again the same way;
@@ -181,8 +208,8 @@ class Settler:
 
 def _stored_parts_differ(stored: Sequence[StoredEvent], plan: Settle) -> str | None:
     """Why the settlement events already stored are not the first parts of `plan` (the bets
-    of each, in order), or None when they are."""
-    for index, event in enumerate(stored):
+    of each, in order), or None when they are; a reversal after them is not the plan's."""
+    for index, event in enumerate(stored[: plan.event_count]):
         event_type = event.event_type
         if index == plan.event_count - 1 and event_type == RoundSettled.event_type:
             continue  # all stored: the summary last

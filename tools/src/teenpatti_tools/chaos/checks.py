@@ -70,7 +70,7 @@ CONSUMERS: tuple[tuple[str, str, str, frozenset[str] | None], ...] = (
         "settlement",
         TABLE_EVENTS,
         "settlement",
-        frozenset({"RoundOpened", "RoundClosed", "RoundCancelled"}),
+        frozenset({"RoundOpened", "RoundClosed", "RoundCancelled", "RoundVoided"}),
     ),
     ("settlement", WALLET_EVENTS, "settlement", frozenset({"BetsPlaced", "BetBookClosed"})),
     (
@@ -87,10 +87,16 @@ CONSUMERS: tuple[tuple[str, str, str, frozenset[str] | None], ...] = (
                 "RoundClosed",
                 "RoundPaused",
                 "RoundResumed",
+                "RoundVoided",
             }
         ),
     ),
-    ("wallet", SETTLEMENT_EVENTS, "wallet", frozenset({"BetsSettled", "SettlementResolved"})),
+    (
+        "wallet",
+        SETTLEMENT_EVENTS,
+        "wallet",
+        frozenset({"BetsSettled", "SettlementResolved", "BetsReversed"}),
+    ),
 )
 KAFKA_TIMEOUT = 120.0
 

@@ -1,5 +1,5 @@
 """The settlement projection in Postgres: rounds, bets and the problems that hold a round
-(the tables of `migrations/0001_settlement.sql`).
+(the tables of `migrations/`).
 
 Every consumer transaction first locks its round's row (`lock_round`), so the events of one
 round are applied one transaction at a time whichever consumer or instance handles them, and
@@ -17,7 +17,7 @@ from uuid import UUID
 
 import asyncpg
 
-from teenpatti.events.catalog import BetSettled, RoundClosed, RoundSettled
+from teenpatti.events.catalog import BetSettled, RoundClosed, RoundReversed, RoundSettled
 from teenpatti.kernel.problems import Problem
 
 from ..domain import PlacedBet, RoundFacts, SealedBook
@@ -63,6 +63,12 @@ class RoundRow:
     settled_at: datetime | None
     paytable_source: str | None
     decided_at: datetime | None
+    void_reason: str | None  # voided after its result (RoundVoided): why, and by whom
+    reversed_at: datetime | None  # its settlement reversed (RoundReversed)
+
+    @property
+    def voided(self) -> bool:
+        return self.void_reason is not None
 
     @property
     def decided(self) -> bool:
@@ -84,7 +90,7 @@ class RoundRow:
 _ROUND_COLUMNS = (
     "round_id, table_id, paytable::text, result::text, cancelled, cancel_reason, book_closed,"
     " book_bet_count, book_digest, book_total_stake::text, settled, settled_at, paytable_source,"
-    " decided_at"
+    " decided_at, void_reason, reversed_at"
 )
 
 
@@ -112,6 +118,8 @@ def _round(row: asyncpg.Record) -> RoundRow:
         settled_at=row["settled_at"],
         paytable_source=row["paytable_source"],
         decided_at=row["decided_at"],
+        void_reason=row["void_reason"],
+        reversed_at=row["reversed_at"],
     )
 
 
@@ -183,6 +191,16 @@ class SettlementProjection:
             "UPDATE rounds SET cancelled = true, cancel_reason = $2, updated_at = now()"
             " WHERE round_id = $1",
             round_id,
+            reason,
+        )
+
+    async def set_voided(self, round_id: str, reason: str, voided_at: datetime) -> None:
+        """The round is voided after its result: its settlement is to be reversed."""
+        await self._connection.execute(
+            "UPDATE rounds SET voided_at = $2, void_reason = $3, updated_at = now()"
+            " WHERE round_id = $1",
+            round_id,
+            voided_at,
             reason,
         )
 
@@ -393,6 +411,21 @@ class SettlementProjection:
             paytable_source,
         )
 
+    async def mark_reversed(self, summary: RoundReversed, bet_ids: Sequence[UUID]) -> None:
+        """The round's settlement is reversed (its `RoundReversed`), and these bets of it."""
+        await self._connection.execute(
+            "UPDATE bets SET reversed_at = $2 WHERE bet_id = ANY($1::uuid[])",
+            list(bet_ids),
+            summary.reversed_at,
+        )
+        await self._connection.execute(
+            "UPDATE rounds SET reversed_at = $2, reversal_totals = $3::jsonb, updated_at = now()"
+            " WHERE round_id = $1",
+            summary.round_id,
+            summary.reversed_at,
+            json.dumps({c: t.model_dump() for c, t in summary.totals.items()}),
+        )
+
     async def lock_unsettled(self, round_id: str) -> RoundRow | None:
         """The round's row locked until the transaction ends, if it is decided and not yet
         settled (a settlement to go on with); else None. The lock is taken whatever the row
@@ -451,6 +484,7 @@ class BetView:
     fraction_kept: str | None
     odds: str | None
     settled_at: datetime | None
+    reversed_at: datetime | None  # its round voided after its result, its settlement reversed
 
 
 def _bet_view(row: asyncpg.Record) -> BetView:
