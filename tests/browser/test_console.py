@@ -3,9 +3,10 @@ a supervisor logs in with their own key, opens a table from the page, watches a 
 being dealt by the studio's simulated scanner (a misread, a card read twice, a card read
 while bets are taken), pauses and resumes it, sees the problems the table reports appear and
 clear, sees the result and the exact PAR sheet, marks a dealt card wrong (the round stops) and
-a second supervisor has it dealt again, voids the round with the second supervisor and closes
-the table; a wrong key is refused with a clear message; a service out of reach shows in the
-problems. A screenshot of the console is kept as a test artefact."""
+a second supervisor has it dealt again, voids a round's result after it closed and the round
+in play with the second supervisor, and closes the table; a wrong key is refused with a clear
+message; a service out of reach shows in the problems. A screenshot of the console is kept
+as a test artefact."""
 
 from __future__ import annotations
 
@@ -273,6 +274,27 @@ async def test_a_supervisor_runs_a_table_from_the_console(
         await expect(page.locator("#deal li[data-card]")).to_have_count(0, timeout=WAIT_MS)
         await studio.deal(table_id, ["QH"])
         await expect(page.locator('#deal li[data-card="QH"]')).to_be_visible(timeout=WAIT_MS)
+
+        # the first round's result found wrong after it closed: one asks to void it from the
+        # last rounds, the other confirms; the round shows the result it voided struck through
+        first = page.locator(f'#rounds tr[data-round-id="{round_id}"]')
+        await first.get_by_role("button", name="Void result").click()
+        await confirm(page, "A2 was the AD: misread after the result")
+        await expect(first).to_contain_text("Void asked by supervisor-1", timeout=WAIT_MS)
+        await expect(page.locator("#live-alert")).to_contain_text(
+            f"Void of the result of round {opened['number']}", timeout=WAIT_MS
+        )
+        asked = problem_of(page, table_id, "result_void_requested")
+        await expect(asked).to_be_visible(timeout=WAIT_MS)
+        mirrored = other.locator(f'#rounds tr[data-round-id="{round_id}"]')
+        await mirrored.get_by_role("button", name="Confirm void").click(timeout=WAIT_MS)
+        await confirm(other, "seen on camera")
+        await expect(other.locator("#action-status")).to_contain_text("voided")
+        await expect(first).to_have_class(re.compile("round--voided"), timeout=WAIT_MS)
+        await expect(first.locator("s")).to_have_text(re.compile("^Player A wins"))
+        await expect(first).to_contain_text("seen on camera")
+        await screenshot(page, "console-result-voided")
+        await expect(asked).to_have_count(0, timeout=WAIT_MS)
 
         # a card dealt, so the supervisor's cancel is a request for a second one
         await page.get_by_role("button", name="Cancel round").click()

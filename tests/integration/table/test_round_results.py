@@ -10,10 +10,13 @@ from fractions import Fraction
 from typing import Any
 
 import httpx
+import pytest
 
 from table_service.app import create_app
 from table_service.config import TableSettings
+from table_service.domain.decisions import RoundConflictError
 from table_service.domain.results import CANCELLED, CLOSED
+from table_service.domain.results import VOIDED as RESULT_VOIDED
 from teenpatti import engine
 from teenpatti.engine.par import par_sheet
 from teenpatti.engine.paytable import format_odds
@@ -109,6 +112,8 @@ async def test_the_roadmap_pages_closed_tied_and_voided_rounds_newest_first(
                     "player_b": None,
                     "winner": None,
                     "six_card_bonus_hand": None,
+                    "voided_at": None,
+                    "void_reason": None,
                 },
                 {
                     "round_id": round_id(table_id, 2),
@@ -120,6 +125,8 @@ async def test_the_roadmap_pages_closed_tied_and_voided_rounds_newest_first(
                     "player_b": {"cards": ["KH", "9D", "7C"], "hand": "high_card"},
                     "winner": "tie",
                     "six_card_bonus_hand": None,  # two pair does not pay
+                    "voided_at": None,
+                    "void_reason": None,
                 },
                 {
                     "round_id": round_id(table_id, 1),
@@ -131,6 +138,8 @@ async def test_the_roadmap_pages_closed_tied_and_voided_rounds_newest_first(
                     "player_b": {"cards": ["7H", "7D", "9S"], "hand": "pair"},
                     "winner": "player_a",
                     "six_card_bonus_hand": None,
+                    "voided_at": None,
+                    "void_reason": None,
                 },
             ],
             "next": None,
@@ -176,8 +185,9 @@ async def test_the_roadmap_pages_closed_tied_and_voided_rounds_newest_first(
 async def test_the_projection_is_what_a_replay_of_the_stream_gives(
     infrastructure: InfrastructureSettings, store: AsyncpgEventStore
 ) -> None:
-    """Rounds closed, tied, cancelled before their first card and voided mid-deal, on a
-    clock moved by the test: the rows written with the appends equal a replay's."""
+    """Rounds closed, tied, cancelled before their first card, voided mid-deal and voided
+    after their result, on a clock moved by the test: the rows written with the appends
+    equal a replay's."""
     service, clock = await clocked_service(store, infrastructure, snapshot_every=4)
     table_id = "R1"
     await open_table_directly(service, table_id, "Roadmap", 1.5, 0.5)
@@ -194,13 +204,21 @@ async def test_the_projection_is_what_a_replay_of_the_stream_gives(
             await service.handle_scans(connection, [scan_read])
     await service.cancel(table_id, "supervisor-1", "misdeal")
     await service.cancel(table_id, "supervisor-2", "agreed")
+    await service.void_result(table_id, round_id(table_id, 1), "supervisor-1", "misread")
+    clock.advance(60)
+    voided = await service.void_result(table_id, round_id(table_id, 1), "supervisor-2", "seen")
+    assert voided.round is not None and voided.round.voided_at == clock.now
+    assert voided.round.stream_version == voided.state.version
+    clock.advance(24 * 3600)  # past the correction window of round 2
+    with pytest.raises(RoundConflictError, match="could be voided until"):
+        await service.void_result(table_id, round_id(table_id, 2), "supervisor-1", "late")
 
     projected = await service.results(table_id, 100)
     assert [(r.number, r.status, r.winner) for r in projected] == [
         (4, CANCELLED, None),
         (3, CANCELLED, None),
         (2, CLOSED, "tie"),
-        (1, CLOSED, "player_a"),
+        (1, RESULT_VOIDED, "player_a"),
     ]
     assert [r.cards for r in projected] == [
         tuple(VOIDED),

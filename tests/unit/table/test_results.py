@@ -12,6 +12,7 @@ import pytest
 from table_service.domain.results import (
     CANCELLED,
     CLOSED,
+    VOIDED,
     RoundRecord,
     ended_rounds,
     replay_results,
@@ -25,9 +26,11 @@ from teenpatti.events.catalog import (
     DEALING_ORDER,
     BettingClosed,
     CardDealt,
+    ResultVoidRequested,
     RoundCancelled,
     RoundClosed,
     RoundOpened,
+    RoundVoided,
     StakeLimit,
     TableOpened,
 )
@@ -121,24 +124,55 @@ def test_an_append_that_ends_rounds_records_each_as_it_ended() -> None:
 
 def test_a_replay_gives_the_records_the_appends_gave() -> None:
     """The same stream appended in runs (each run at one time, as the service appends) and
-    replayed event by event with those times: the same records, stream versions included."""
+    replayed event by event with those times: the same records, stream versions included;
+    a round voided after its result is its void's record, in its place."""
+    closed = RoundClosed.of("T1-000001", "T1", CARDS)
     runs: list[list[Event]] = [
         opened(1),
         dealt(1, CARDS)[:5],
-        [*dealt(1, CARDS)[5:], RoundClosed.of("T1-000001", "T1", CARDS)],
+        [*dealt(1, CARDS)[5:], closed],
         opened(2),
         [RoundCancelled(round_id="T1-000002", table_id="T1", actor="s", reason="x", cards_dealt=0)],
+        [ResultVoidRequested(round_id="T1-000001", table_id="T1", actor="s", reason="misread")],
+        opened(3),
+        [
+            RoundVoided(
+                round_id="T1-000001",
+                table_id="T1",
+                requested_by="s",
+                actor="t",
+                reason="misread (confirmed: seen)",
+                closed_at=T0 + timedelta(seconds=3),
+                cards=closed.cards,
+                player_a_hand=closed.player_a_hand,
+                player_b_hand=closed.player_b_hand,
+                winner=closed.winner,
+                six_card_bonus_hand=closed.six_card_bonus_hand,
+            )
+        ],
     ]
     state = table()
     stream: list[tuple[Event, datetime]] = [(event, T0) for event in [*table_events()]]
-    appended: list[RoundRecord] = []
+    appended: dict[str, RoundRecord] = {}  # a row per round, as the projection's upsert
     for seconds, run in enumerate(runs, start=1):
         at = T0 + timedelta(seconds=seconds)
-        appended += ended_rounds(state, run, at)
+        appended |= {r.round_id: r for r in ended_rounds(state, run, at)}
         state = evolve_all(state, run, at)
         stream += [(event, at) for event in run]
-    assert [(r.number, r.status) for r in appended] == [(1, CLOSED), (2, CANCELLED)]
-    assert replay_results("T1", stream) == appended
+    rows = list(appended.values())
+    assert [(r.number, r.status) for r in rows] == [(1, VOIDED), (2, CANCELLED)]
+    voided = rows[0]
+    assert (voided.ended_at, voided.voided_at) == (
+        T0 + timedelta(seconds=3),
+        T0 + timedelta(seconds=8),
+    )
+    assert (voided.cards, voided.winner, voided.stream_version) == (
+        tuple(CARDS),
+        "tie",
+        state.version,
+    )
+    assert replay_results("T1", stream) == rows
+    assert replay_results("T1", stream[:-1])[0].status == CLOSED
 
 
 @pytest.mark.parametrize(

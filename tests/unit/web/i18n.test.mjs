@@ -64,3 +64,13 @@ test("every language names every key English names", async () => {
     assert.deepEqual(Object.keys(own).sort(), Object.keys(english).sort(), lang);
   }
 });
+
+test("every language names every key of the player view English names", async () => {
+  const read = async (lang) =>
+    JSON.parse(await readFile(new URL(`i18n/${lang}/play.json`, STATIC), "utf8"));
+  const english = Object.keys(await read("en")).sort();
+  assert.ok(english.includes("roadmap.round_voided") && english.includes("round.voided"));
+  for (const lang of ["th", "fa", "ja", "ru"]) {
+    assert.deepEqual(Object.keys(await read(lang)).sort(), english, lang);
+  }
+});

@@ -30,6 +30,7 @@ from .domain.decisions import (
     InvalidTableConfigError,
     RoundConflictError,
     TableCommandError,
+    UnknownRoundError,
     UnknownTableError,
 )
 from .entrypoints import Components, router
@@ -86,6 +87,7 @@ SERVICE = Service(
     wire=wire,
     errors={
         UnknownTableError: 404,
+        UnknownRoundError: 404,
         InvalidTableConfigError: 422,
         RoundConflictError: 409,
         FourEyesError: 403,

@@ -80,3 +80,11 @@ class TableSettings(InfrastructureSettings):
         description="A started round paused for longer than this is flagged `overdue` in"
         " `GET /problems` (rules: a started round completes, it is never cancelled by itself).",
     )
+    correction_window_hours: float = Field(
+        default=24,
+        gt=0,
+        le=720,
+        description="How long after its result two supervisors may still void a round"
+        " (`POST /tables/{table_id}/rounds/{round_id}/void`): every bet of it refunded and"
+        " what it paid taken back.",
+    )

@@ -7,7 +7,7 @@ import contextlib
 import json
 import logging
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from uuid import UUID
 
 from fastapi import APIRouter, Depends, Path, Query, Response, WebSocket
@@ -16,18 +16,19 @@ from redis.asyncio.client import PubSub
 from redis.exceptions import RedisError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
+from teenpatti.events.catalog import ResultVoidRequested, RoundVoided
 from teenpatti.http import KeyHolder, ProblemError, record_refusal
 from teenpatti.kernel.dependencies import Supervisor, authenticate, holder_of, provide, provide_ws
 
 from .adapters.feed_tickets import FeedTickets
 from .adapters.redis_feed import FeedMessage, RedisTableFeed, feed_message
 from .adapters.tables import TableSummary
-from .adapters.views import ConfigView, PendingChangeView, RoundView, state_view
+from .adapters.views import ConfigView, PendingChangeView, ResultVoidView, RoundView, state_view
 from .clock import ClockManager
 from .domain.decisions import OpenTable
 from .domain.results import RoundRecord, round_number_in
 from .domain.state import TableState, TableStatus
-from .handlers import TableService
+from .handlers import ResultVoid, TableService
 from .rtp import BetParView
 
 log = logging.getLogger(__name__)
@@ -90,6 +91,7 @@ class TablePublic(BaseModel):
     config: ConfigView | None
     round: RoundView | None
     pending_change: PendingChangeView | None
+    result_voids: list[ResultVoidView]  # ended rounds' voids waiting for a second supervisor
 
     @classmethod
     def of(cls, state: TableState) -> TablePublic:
@@ -114,18 +116,21 @@ class HandPublic(BaseModel):
 
 
 class RoundResultPublic(BaseModel):
-    """One round of the roadmap: closed with its result, or cancelled with the cards dealt
-    before the void (then no hands and no winner)."""
+    """One round of the roadmap: closed with its result, cancelled with the cards dealt
+    before the void (then no hands and no winner), or voided after its result (the result
+    it voided, and when and why it was voided)."""
 
     round_id: str
     number: int
-    status: str  # closed, cancelled
-    ended_at: str
+    status: str  # closed, cancelled, voided
+    ended_at: str  # when its result (or its cancellation) was recorded
     cards: list[str]  # dealing order A1 B1 A2 B2 A3 B3; fewer when cancelled
     player_a: HandPublic | None
     player_b: HandPublic | None
     winner: str | None  # player_a, player_b, tie
     six_card_bonus_hand: str | None
+    voided_at: str | None
+    void_reason: str | None
 
     @classmethod
     def of(cls, record: RoundRecord) -> RoundResultPublic:
@@ -143,6 +148,42 @@ class RoundResultPublic(BaseModel):
             else HandPublic(cards=list(record.player_b_cards), hand=record.player_b_hand),
             winner=record.winner,
             six_card_bonus_hand=record.six_card_bonus_hand,
+            voided_at=None if record.voided_at is None else record.voided_at.isoformat(),
+            void_reason=record.void_reason,
+        )
+
+
+class ResultVoidPublic(BaseModel):
+    """What a void of a round after its result did: `requested` (another supervisor
+    confirms it), `voided` (every bet refunded, what it paid taken back) or `rejected` (the
+    result stands); and the round's roadmap row after it."""
+
+    table_id: str
+    round_id: str
+    status: Literal["requested", "voided", "rejected"]
+    requested_by: str
+    actor: str  # who asked, confirmed or rejected
+    reason: str
+    round: RoundResultPublic | None
+
+    @classmethod
+    def of(cls, done: ResultVoid) -> ResultVoidPublic:
+        event = done.event
+        status: Literal["requested", "voided", "rejected"]
+        if isinstance(event, ResultVoidRequested):
+            status, requested_by = "requested", event.actor
+        elif isinstance(event, RoundVoided):
+            status, requested_by = "voided", event.requested_by
+        else:
+            status, requested_by = "rejected", event.requested_by
+        return cls(
+            table_id=event.table_id,
+            round_id=event.round_id,
+            status=status,
+            requested_by=requested_by,
+            actor=event.actor,
+            reason=event.reason,
+            round=None if done.round is None else RoundResultPublic.of(done.round),
         )
 
 
@@ -385,6 +426,42 @@ async def cancel_round(
     if r is not None and r.void_requested_by is not None:
         response.status_code = 202
     return TablePublic.of(state)
+
+
+@router.post(
+    "/tables/{table_id}/rounds/{round_id}/void",
+    responses={202: {"model": ResultVoidPublic}},
+)
+async def void_result(
+    table_id: str,
+    round_id: Annotated[str, Path(max_length=100)],
+    body: Reason,
+    holder: Supervisor,
+    parts: Parts,
+    response: Response,
+) -> ResultVoidPublic:
+    """Void a round after its result, within `TP_CORRECTION_WINDOW_HOURS` of it: it takes two
+    supervisors. The first one's void is only a request (202, `requested`); another's
+    confirms it (200, `voided`: `RoundVoided`, every bet refunded and what it paid taken
+    back)."""
+    done = await parts.service.void_result(table_id, round_id, holder.name, body.reason)
+    if isinstance(done.event, ResultVoidRequested):
+        response.status_code = 202
+    return ResultVoidPublic.of(done)
+
+
+@router.post("/tables/{table_id}/rounds/{round_id}/void/reject")
+async def reject_void_result(
+    table_id: str,
+    round_id: Annotated[str, Path(max_length=100)],
+    body: Reason,
+    holder: Supervisor,
+    parts: Parts,
+) -> ResultVoidPublic:
+    """Turn down a request to void a round after its result (its author may withdraw it):
+    the result stands."""
+    done = await parts.service.reject_void_result(table_id, round_id, holder.name, body.reason)
+    return ResultVoidPublic.of(done)
 
 
 def _require_known(state: TableState) -> None:

@@ -1,13 +1,14 @@
 """Use cases: load the table from its stream, decide, append at the expected version and
-update the `tables` and `round_results` projections, all in one Postgres transaction. A
-concurrent writer makes the append fail with ConcurrencyError: the state is read again and
-the decision made afresh.
+update the `tables` and `round_results` projections, all in one Postgres transaction (a
+decision that reads the roadmap reads it in that transaction too). A concurrent writer
+makes the append fail with ConcurrencyError: the state is read again and the decision made
+afresh.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
@@ -16,7 +17,16 @@ from uuid import UUID, uuid4
 import asyncpg
 
 from teenpatti.events import Event
-from teenpatti.events.catalog import BettingClosed, CardRefused, CardScanned, RoundClosed, registry
+from teenpatti.events.catalog import (
+    BettingClosed,
+    CardRefused,
+    CardScanned,
+    ResultVoidRejected,
+    ResultVoidRequested,
+    RoundClosed,
+    RoundVoided,
+    registry,
+)
 from teenpatti.eventsourcing import (
     AsyncpgEventStore,
     ConcurrencyError,
@@ -30,7 +40,7 @@ from teenpatti.observability.metrics import (
     seconds_between,
 )
 
-from .adapters.round_results import round_results, save_round_results
+from .adapters.round_results import round_result, round_results, save_round_results
 from .adapters.scanners import load_scanners, save_sequences
 from .adapters.sealed_cards import seal_cards
 from .adapters.snapshots import save_snapshot
@@ -53,13 +63,15 @@ from .domain.decisions import (
     decide_open_table,
     decide_pause,
     decide_reject_change,
+    decide_reject_void_result,
     decide_replace_deck,
     decide_rescan,
     decide_resume,
     decide_scan,
+    decide_void_result,
     refuse_unknown_table,
 )
-from .domain.results import RoundRecord, ended_rounds, replay_results
+from .domain.results import RoundRecord, ended_rounds, replay_results, round_number_in
 from .domain.scanners import screen_scan
 from .domain.state import (
     TABLE_ID_PATTERN,
@@ -75,6 +87,8 @@ log = logging.getLogger(__name__)
 
 Clock = Callable[[], datetime]
 Decision = Callable[[TableState, datetime], list[Event]]
+# a decision that reads the service's tables too, in the transaction of its append
+ReadingDecision = Callable[[asyncpg.Connection, TableState, datetime], Awaitable[list[Event]]]
 
 MAX_ATTEMPTS = 20
 
@@ -93,6 +107,16 @@ class Opened:
     proposed: UUID | None
 
 
+@dataclass(frozen=True)
+class ResultVoid:
+    """What a void of a round after its result did (asked for it, confirmed it, or rejected
+    it), and the round's roadmap row after it."""
+
+    state: TableState
+    event: ResultVoidRequested | RoundVoided | ResultVoidRejected
+    round: RoundRecord | None
+
+
 class TableService:
     def __init__(
         self,
@@ -107,6 +131,7 @@ class TableService:
         self.repository = TableRepository(store)
         self.pause_timeout = timedelta(seconds=settings.pause_timeout_seconds)
         self.dealing_stall = timedelta(seconds=settings.dealing_stall_seconds)
+        self.correction_window = timedelta(hours=settings.correction_window_hours)
         self.policy = ConfigPolicy(
             rtp_of=exact_rtp,
             rtp_ceiling_percent=Decimal(str(settings.rtp_ceiling_percent)).quantize(
@@ -229,6 +254,43 @@ class TableService:
     async def cancel(self, table_id: str, actor: str, reason: str) -> TableState:
         state, _ = await self.execute(table_id, lambda s, _: decide_cancel(s, actor, reason))
         return state
+
+    async def void_result(
+        self, table_id: str, round_id: str, actor: str, reason: str
+    ) -> ResultVoid:
+        """Ask to void a round after its result, or confirm another supervisor's request:
+        decided on its roadmap row, read in the append's transaction."""
+
+        async def decide(
+            connection: asyncpg.Connection, state: TableState, now: datetime
+        ) -> list[Event]:
+            ended = None
+            if (
+                state.status is not TableStatus.UNKNOWN
+                and round_number_in(round_id, table_id) is not None
+            ):
+                ended = await round_result(connection, table_id, round_id)
+            return decide_void_result(
+                state, round_id, ended, actor, reason, now, self.correction_window
+            )
+
+        state, [event] = await self.execute_reading(table_id, decide)
+        assert isinstance(event, (ResultVoidRequested, RoundVoided))
+        return ResultVoid(state, event, await round_result(self.store.pool, table_id, round_id))
+
+    async def reject_void_result(
+        self, table_id: str, round_id: str, actor: str, reason: str
+    ) -> ResultVoid:
+        """Turn down (or withdraw) a request to void a round after its result."""
+
+        async def decide(
+            connection: asyncpg.Connection, state: TableState, now: datetime
+        ) -> list[Event]:
+            return decide_reject_void_result(state, round_id, actor, reason)
+
+        state, [event] = await self.execute_reading(table_id, decide)
+        assert isinstance(event, ResultVoidRejected)
+        return ResultVoid(state, event, await round_result(self.store.pool, table_id, round_id))
 
     # -------------------------------------------------------------- the clock
     async def tick(self, table_id: str, known_version: int = 0) -> tuple[TableState, bool]:
@@ -354,11 +416,36 @@ class TableService:
                     new_state = await self._append(connection, state, events, now)
             except ConcurrencyError:
                 continue
-            self.repository.remember(new_state)
-            if self.on_appended is not None:
-                self.on_appended(new_state)
+            self._appended(new_state)
             return new_state, True
         raise ConcurrencyError(f"table {table_id}: too many concurrent writers, gave up")
+
+    async def execute_reading(
+        self, table_id: str, decide: ReadingDecision
+    ) -> tuple[TableState, list[Event]]:
+        """`execute` for a decision that reads the service's own tables too (the roadmap):
+        it reads and decides in the transaction of the append. Returns the state after the
+        command and the events appended."""
+        for _ in range(MAX_ATTEMPTS):
+            state = await self.repository.load(table_id)
+            now = self.clock()
+            try:
+                async with self.store.pool.acquire() as connection, connection.transaction():
+                    events = await decide(connection, state, now)
+                    if not events:
+                        return state, []
+                    new_state = await self._append(connection, state, events, now)
+            except ConcurrencyError:
+                continue
+            self._appended(new_state)
+            return new_state, events
+        raise ConcurrencyError(f"table {table_id}: too many concurrent writers, gave up")
+
+    def _appended(self, new_state: TableState) -> None:
+        """A committed append: the state is kept, and the table's clock told."""
+        self.repository.remember(new_state)
+        if self.on_appended is not None:
+            self.on_appended(new_state)
 
     async def _append(
         self,

@@ -4,7 +4,7 @@ A player holds a session (`Authorization: Session <token>`), no API key, and the
 service answers only keys. So for the table of the session, and for it only, the web front
 reads with its own key (role `viewer`): the table's state, its results and its live feed,
 with what a player need not see taken out (who paused or voided a round and why, the
-scanner's ids, changes waiting for approval). The session is checked with the wallet's
+scanner's ids, changes and voids waiting for approval). The session is checked with the wallet's
 `GET /me` on every call and, on the feed, at its start and every `SESSION_CHECK_SECONDS`.
 """
 
@@ -50,11 +50,16 @@ PLAYER_EVENTS = frozenset(
         "RoundResumed",
         "RoundCancelled",
         "RoundClosed",
+        "RoundVoided",
     }
 )
 # who did it and why (people's names, studio notes) and the scanner's ids
-HIDDEN_PAYLOAD_FIELDS = frozenset({"actor", "approved_by", "marked_by", "reason", "scan_id"})
-HIDDEN_TABLE_FIELDS = frozenset({"closed_reason", "pending_change"})
+HIDDEN_PAYLOAD_FIELDS = frozenset(
+    {"actor", "approved_by", "marked_by", "requested_by", "reason", "scan_id"}
+)
+HIDDEN_TABLE_FIELDS = frozenset({"closed_reason", "pending_change", "result_voids"})
+# a round voided after its result: why is the studio's note
+HIDDEN_RESULT_FIELDS = frozenset({"void_reason"})
 HIDDEN_ROUND_FIELDS = frozenset(
     {
         "pause_reason",
@@ -145,7 +150,8 @@ async def play_results(
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     before: Annotated[str | None, Query(max_length=200)] = None,
 ) -> Response:
-    """The session's table's last results, newest first (`GET /tables/{id}/results`)."""
+    """The session's table's last results, newest first (`GET /tables/{id}/results`),
+    without why a round was voided."""
     params: dict[str, str | int] = {"limit": limit}
     if before is not None:
         params["before"] = before
@@ -158,7 +164,9 @@ async def play_results(
             params=params,
         )
     )
-    return _as_is(answer.status_code, answer.content, answer.headers.get("content-type"))
+    if answer.status_code != 200:
+        return _as_is(answer.status_code, answer.content, answer.headers.get("content-type"))
+    return Response(json.dumps(player_results(answer.json())), media_type="application/json")
 
 
 @router.websocket("/api/play/feed")
@@ -222,6 +230,22 @@ def player_table(table: dict[str, Any]) -> dict[str, Any]:
             name: value for name, value in round_in_play.items() if name not in HIDDEN_ROUND_FIELDS
         }
     return seen
+
+
+def player_results(page: dict[str, Any]) -> dict[str, Any]:
+    """`GET /tables/{id}/results`' answer as a player sees it."""
+    results = page.get("results")
+    if not isinstance(results, list):
+        return page
+    return {
+        **page,
+        "results": [
+            {name: value for name, value in result.items() if name not in HIDDEN_RESULT_FIELDS}
+            if isinstance(result, dict)
+            else result
+            for result in results
+        ],
+    }
 
 
 def _from_table(answer: httpx.Response) -> httpx.Response:

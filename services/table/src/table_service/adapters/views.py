@@ -12,7 +12,7 @@ from typing_extensions import TypedDict
 
 from teenpatti.events.catalog import Limits
 
-from ..domain.state import PendingChange, Round, TableConfig, TableState
+from ..domain.state import PendingChange, ResultVoidRequest, Round, TableConfig, TableState
 
 
 class StakeLimitView(TypedDict):
@@ -36,6 +36,15 @@ class PendingChangeView(TypedDict):
     proposed_at: str
     config: ConfigView
     rtp: dict[str, str]  # bet type -> exact RTP, "p/q"
+
+
+class ResultVoidView(TypedDict):
+    """A request to void an ended round after its result, waiting for a second supervisor."""
+
+    round_id: str
+    requested_by: str
+    reason: str
+    requested_at: str
 
 
 class DealtCardView(TypedDict):
@@ -83,6 +92,7 @@ class TableView(TypedDict):
     config: ConfigView | None
     round: RoundView | None
     pending_change: PendingChangeView | None
+    result_voids: list[ResultVoidView]  # oldest round first
 
 
 def state_view(state: TableState) -> TableView:
@@ -98,6 +108,19 @@ def state_view(state: TableState) -> TableView:
         "pending_change": None
         if state.pending_change is None
         else _pending_view(state.pending_change),
+        "result_voids": [
+            _result_void_view(round_id, request)
+            for round_id, request in sorted(state.result_voids.items())
+        ],
+    }
+
+
+def _result_void_view(round_id: str, request: ResultVoidRequest) -> ResultVoidView:
+    return {
+        "round_id": round_id,
+        "requested_by": request.requested_by,
+        "reason": request.reason,
+        "requested_at": request.requested_at.isoformat(),
     }
 
 

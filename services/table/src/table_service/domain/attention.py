@@ -1,7 +1,8 @@
 """What a table holds for a person (`GET /problems`): a round paused (a started one that
 stays paused too long is flagged `overdue`: rules, it completes, time never cancels it), a
-card exposed during betting, a card marked wrong, a void or a configuration change waiting
-for a second supervisor. Pure: `now` and the limits are passed in."""
+card exposed during betting, a card marked wrong, a void (of the round in play, or of an
+ended round after its result) or a configuration change waiting for a second supervisor.
+Pure: `now` and the limits are passed in."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def needs_person(state: TableState) -> bool:
     """Whether `held_for_people` may report anything (kept in the `tables` projection)."""
     r = state.round_in_play
     in_play = r is not None and (r.paused or r.exposed or r.void_requested_by is not None)
-    return in_play or state.pending_change is not None
+    return in_play or state.pending_change is not None or bool(state.result_voids)
 
 
 def held_for_people(
@@ -103,6 +104,20 @@ def held_for_people(
                 round_id=r.round_id,
                 facts={"requested_by": r.void_requested_by, "cards_dealt": len(r.cards)},
                 actions=[f"POST {base}/cancel"],
+            )
+        )
+    for round_id, request in sorted(state.result_voids.items()):
+        void = f"{base}/rounds/{round_id}/void"
+        held.append(
+            Held(
+                kind="result_void_requested",
+                detail=f"{request.requested_by} asked to void {round_id} after its result"
+                f" ({request.reason}); another supervisor confirms it (every bet refunded,"
+                " what it paid taken back) or any supervisor rejects it",
+                since=request.requested_at,
+                round_id=round_id,
+                facts={"requested_by": request.requested_by},
+                actions=[f"POST {void}", f"POST {void}/reject"],
             )
         )
     pending = state.pending_change

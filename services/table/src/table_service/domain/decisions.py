@@ -4,7 +4,8 @@ naming why it is refused. Pure: time and the actor are passed in.
 Opening and closing the table (with its configuration's rules: bounds, the RTP ceiling, and
 a second supervisor for a pay table or limits change), dealing or refusing a scanned card
 (a card read before betting closes is sealed and pauses the round), and a supervisor's
-pause, resume, deck replacement and cancel (two supervisors once a card is dealt)."""
+pause, resume, deck replacement and cancel (two supervisors once a card is dealt), and the
+void of a round after its result (two supervisors, within the correction window)."""
 
 from __future__ import annotations
 
@@ -32,17 +33,24 @@ from teenpatti.events.catalog import (
     ConfigChangeRejected,
     DeckReplaced,
     Limits,
+    ResultVoidRejected,
+    ResultVoidRequested,
     RoundCancelled,
     RoundClosed,
     RoundPaused,
     RoundResumed,
+    RoundVoided,
+    SixCardHandName,
     StakeLimit,
     TableClosed,
     TableOpened,
+    ThreeCardHandName,
     VoidRequested,
+    Winner,
 )
 
 from .clock import decide_close_betting
+from .results import CANCELLED, VOIDED, RoundRecord
 from .state import (
     SYSTEM_ACTOR,
     TABLE_ID_PATTERN,
@@ -90,6 +98,10 @@ class InvalidTableConfigError(TableCommandError):
 
 class RoundConflictError(TableCommandError):
     """The command does not fit the phase the table is in (e.g. nothing to pause)."""
+
+
+class UnknownRoundError(TableCommandError):
+    """The round is not one the table has ended."""
 
 
 class FourEyesError(TableCommandError):
@@ -648,6 +660,114 @@ def decide_cancel(state: TableState, actor: str, reason: str) -> list[Event]:
             cards_dealt=len(r.cards),
         )
     ]
+
+
+# ------------------------------------------------------------------------------ corrections
+def decide_void_result(
+    state: TableState,
+    round_id: str,
+    ended: RoundRecord | None,
+    actor: str,
+    reason: str,
+    now: datetime,
+    window: timedelta,
+) -> list[Event]:
+    """A round found wrong after its result (a misread that was still a card, a card on the
+    wrong spot) is voided by two supervisors within `window` of its result: the first one's
+    void is a `ResultVoidRequested`, another's confirms it (`RoundVoided`, carrying the
+    result it voids). `ended` is the round's roadmap row (None: it has not ended)."""
+    _known(state)
+    if ended is None or ended.round_id != round_id or ended.table_id != state.table_id:
+        raise _not_ended(state, round_id)
+    if ended.status == CANCELLED:
+        raise RoundConflictError(
+            "round_cancelled",
+            f"{ended.round_id} was cancelled at {ended.ended_at.isoformat()}: its bets were"
+            " refunded already",
+        )
+    if ended.status == VOIDED:
+        voided_at = ended.voided_at.isoformat() if ended.voided_at is not None else "?"
+        raise RoundConflictError(
+            "already_voided",
+            f"{ended.round_id} was voided after its result at {voided_at} ({ended.void_reason})",
+        )
+    closes_at = ended.ended_at + window
+    if now > closes_at:
+        hours = window.total_seconds() / 3600
+        raise RoundConflictError(
+            "correction_window_passed",
+            f"the result of {ended.round_id} was recorded at {ended.ended_at.isoformat()}: it"
+            f" could be voided until {closes_at.isoformat()}, {hours:g} h after it",
+            closes_at=closes_at.isoformat(),
+            window_hours=hours,
+        )
+    pending = state.result_voids.get(ended.round_id)
+    if pending is None:
+        return [
+            ResultVoidRequested(
+                round_id=ended.round_id, table_id=state.table_id, actor=actor, reason=reason
+            )
+        ]
+    if pending.requested_by == actor:
+        raise FourEyesError(
+            "same_supervisor",
+            f"{actor} asked to void the result of {ended.round_id}: another supervisor must"
+            " confirm it",
+        )
+    assert ended.player_a_hand is not None and ended.player_b_hand is not None
+    assert ended.winner is not None
+    return [
+        RoundVoided(
+            round_id=ended.round_id,
+            table_id=state.table_id,
+            requested_by=pending.requested_by,
+            actor=actor,
+            reason=f"{pending.reason} (confirmed: {reason})",
+            closed_at=ended.ended_at,
+            cards=list(ended.cards),
+            player_a_hand=cast(ThreeCardHandName, ended.player_a_hand),
+            player_b_hand=cast(ThreeCardHandName, ended.player_b_hand),
+            winner=cast(Winner, ended.winner),
+            six_card_bonus_hand=cast(SixCardHandName | None, ended.six_card_bonus_hand),
+        )
+    ]
+
+
+def decide_reject_void_result(
+    state: TableState, round_id: str, actor: str, reason: str
+) -> list[Event]:
+    """`ResultVoidRejected`: the result stands. By any supervisor, the one who asked for the
+    void withdrawing it included."""
+    _known(state)
+    pending = state.result_voids.get(round_id)
+    if pending is None:
+        raise RoundConflictError(
+            "no_void_requested",
+            f"no void of the result of {round_id} waits for a second supervisor",
+        )
+    return [
+        ResultVoidRejected(
+            round_id=round_id,
+            table_id=state.table_id,
+            actor=actor,
+            requested_by=pending.requested_by,
+            reason=reason,
+        )
+    ]
+
+
+def _not_ended(state: TableState, round_id: str) -> TableCommandError:
+    r = state.round_in_play
+    if r is not None and r.round_id == round_id:
+        return RoundConflictError(
+            "no_result_yet",
+            f"{round_id} is in play and has no result yet: void a round in play with"
+            f" POST /tables/{state.table_id}/cancel",
+            phase=state.phase,
+        )
+    return UnknownRoundError(
+        "no_such_round", f"table {state.table_id} has no round {round_id!r} that has ended"
+    )
 
 
 def _known(state: TableState) -> None:

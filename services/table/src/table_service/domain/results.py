@@ -1,7 +1,8 @@
-"""The roadmap: each round of a table as it ended, closed with its result or cancelled with
-the cards dealt before the void, derived from the table's events alone. The same function
-gives the rows written with each append and the rows a replay of the stream gives, so the
-`round_results` projection can always be rebuilt identically (decision 0076)."""
+"""The roadmap: each round of a table as it ended, closed with its result, cancelled with
+the cards dealt before the void, or voided after its result (the result it voided kept),
+derived from the table's events alone. The same function gives the rows written with each
+append and the rows a replay of the stream gives, so the `round_results` projection can
+always be rebuilt identically (decision 0076)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from teenpatti.events import Event
-from teenpatti.events.catalog import RoundCancelled, RoundClosed
+from teenpatti.events.catalog import RoundCancelled, RoundClosed, RoundVoided
 
 from .state import Round, RoundPhase, TableState, evolve, evolve_all, round_id_for
 
-CLOSED, CANCELLED = "closed", "cancelled"
+CLOSED, CANCELLED, VOIDED = "closed", "cancelled", "voided"
 
 
 @dataclass(frozen=True)
@@ -24,14 +25,16 @@ class RoundRecord:
     table_id: str
     round_id: str
     number: int
-    status: str  # closed, cancelled
-    ended_at: datetime
+    status: str  # closed, cancelled, voided
+    ended_at: datetime  # when its result or its cancellation was recorded
     cards: tuple[str, ...]  # in dealing order A1 B1 A2 B2 A3 B3; fewer when cancelled
     player_a_hand: str | None  # None when cancelled
     player_b_hand: str | None
     winner: str | None  # player_a, player_b, tie; None when cancelled
     six_card_bonus_hand: str | None
-    stream_version: int  # of the event that ended the round
+    stream_version: int  # of the event that ended the round, or voided it
+    voided_at: datetime | None = None  # voided after its result: when, and why
+    void_reason: str | None = None
 
     @property
     def player_a_cards(self) -> tuple[str, ...]:
@@ -43,11 +46,14 @@ class RoundRecord:
 
 
 def ended_rounds(state: TableState, events: Sequence[Event], at: datetime) -> list[RoundRecord]:
-    """The rounds that `events`, appended after `state` and recorded at `at`, end: each as
-    the table's state holds it right after its RoundClosed or RoundCancelled."""
+    """The rounds that `events`, appended after `state` and recorded at `at`, end or void:
+    each as the table's state holds it right after its RoundClosed or RoundCancelled, or as
+    its RoundVoided tells it."""
     records: list[RoundRecord] = []
     for index, event in enumerate(events):
-        if isinstance(event, (RoundClosed, RoundCancelled)):
+        if isinstance(event, RoundVoided):
+            records.append(voided_record(state.table_id, event, at, state.version + index + 1))
+        elif isinstance(event, (RoundClosed, RoundCancelled)):
             after = evolve_all(state, events[: index + 1], at)
             ended = after.round
             if ended is not None and ended.round_id == event.round_id:
@@ -56,14 +62,38 @@ def ended_rounds(state: TableState, events: Sequence[Event], at: datetime) -> li
 
 
 def replay_results(table_id: str, events: Iterable[tuple[Event, datetime]]) -> list[RoundRecord]:
-    """Every round a table's whole stream ended, oldest first: what the projection holds."""
+    """Every round a table's whole stream ended, oldest first, each as it is now (a voided
+    round as its void left it): what the projection holds."""
     state = TableState(table_id=table_id)
-    records: list[RoundRecord] = []
+    records: dict[str, RoundRecord] = {}
     for event, at in events:
-        if isinstance(event, (RoundClosed, RoundCancelled)):
-            records += ended_rounds(state, [event], at)
+        if isinstance(event, (RoundClosed, RoundCancelled, RoundVoided)):
+            for record in ended_rounds(state, [event], at):
+                records[record.round_id] = record
         state = evolve(state, event, at)
-    return records
+    return list(records.values())
+
+
+def voided_record(table_id: str, event: RoundVoided, at: datetime, version: int) -> RoundRecord:
+    """A round voided after its result, recorded at `at` as stream version `version`: its
+    row keeps the result it voided and when that was recorded."""
+    number = round_number_in(event.round_id, table_id)
+    assert number is not None, f"{event.round_id} is not a round of {table_id}"
+    return RoundRecord(
+        table_id=table_id,
+        round_id=event.round_id,
+        number=number,
+        status=VOIDED,
+        ended_at=event.closed_at,
+        cards=tuple(event.cards),
+        player_a_hand=event.player_a_hand,
+        player_b_hand=event.player_b_hand,
+        winner=event.winner,
+        six_card_bonus_hand=event.six_card_bonus_hand,
+        stream_version=version,
+        voided_at=at,
+        void_reason=event.reason,
+    )
 
 
 def record_of(table_id: str, ended: Round, stream_version: int) -> RoundRecord:

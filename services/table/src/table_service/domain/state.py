@@ -1,4 +1,5 @@
-"""The table's state, built from its event stream: its configuration and the round in play.
+"""The table's state, built from its event stream: its configuration, the round in play and
+the voids of ended rounds waiting for a second supervisor.
 
 `evolve(state, event, at)` folds one stored event (with the time it was recorded) into the
 state; `fold` does the same for a run of events, cheaply enough for a full replay.
@@ -7,8 +8,8 @@ state; `fold` does the same for a run of events, cheaply enough for a full repla
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any, TypeVar
@@ -25,11 +26,14 @@ from teenpatti.events.catalog import (
     ConfigChangeRejected,
     DeckReplaced,
     Limits,
+    ResultVoidRejected,
+    ResultVoidRequested,
     RoundCancelled,
     RoundClosed,
     RoundOpened,
     RoundPaused,
     RoundResumed,
+    RoundVoided,
     TableClosed,
     TableOpened,
     VoidRequested,
@@ -86,6 +90,15 @@ class PendingChange:
     proposed_by: str
     proposed_at: datetime
     rtp: dict[str, str]  # bet type -> exact RTP, "p/q"
+
+
+@dataclass(frozen=True)
+class ResultVoidRequest:
+    """A supervisor's request to void a round after its result, waiting for another's."""
+
+    requested_by: str
+    reason: str
+    requested_at: datetime
 
 
 @dataclass(frozen=True)
@@ -161,6 +174,8 @@ class TableState:
     round: Round | None = None
     closed_reason: str | None = None
     pending_change: PendingChange | None = None
+    # round id -> the request to void that ended round, until it is voided or rejected
+    result_voids: Mapping[str, ResultVoidRequest] = field(default_factory=dict)
 
     @property
     def phase(self) -> str:
@@ -221,7 +236,7 @@ _T = TypeVar("_T")
 
 def _replace(instance: _T, **changes: Any) -> _T:
     """`dataclasses.replace` for this module's frozen dataclasses (no `__post_init__`, no
-    computed defaults), without its per-call field introspection and `__init__`: a copy of
+    `init=False` fields), without its per-call field introspection and `__init__`: a copy of
     the instance's `__dict__` with the changes."""
     assert changes.keys() <= instance.__dict__.keys(), f"no such fields: {set(changes)}"
     copy = object.__new__(type(instance))
@@ -267,6 +282,20 @@ def _change_proposed(state: TableState, event: ConfigChangeProposed, at: datetim
 
 def _change_rejected(state: TableState, event: ConfigChangeRejected, at: datetime) -> Changes:
     return {"pending_change": None}
+
+
+def _result_void_requested(state: TableState, event: ResultVoidRequested, at: datetime) -> Changes:
+    request = ResultVoidRequest(requested_by=event.actor, reason=event.reason, requested_at=at)
+    return {"result_voids": {**state.result_voids, event.round_id: request}}
+
+
+def _result_void_settled(
+    state: TableState, event: ResultVoidRejected | RoundVoided, at: datetime
+) -> Changes:
+    if event.round_id not in state.result_voids:
+        return {}
+    rest = {k: v for k, v in state.result_voids.items() if k != event.round_id}
+    return {"result_voids": rest}
 
 
 def _table_closed(state: TableState, event: TableClosed, at: datetime) -> Changes:
@@ -396,6 +425,9 @@ _TABLE_CHANGES: dict[type[Event], Callable[[TableState, Any, datetime], Changes]
     RoundOpened: _round_opened,
     ConfigChangeProposed: _change_proposed,
     ConfigChangeRejected: _change_rejected,
+    ResultVoidRequested: _result_void_requested,
+    ResultVoidRejected: _result_void_settled,
+    RoundVoided: _result_void_settled,
 }
 _ROUND_CHANGES: dict[type[Event], Callable[[Round, Any, datetime], Changes]] = {
     BettingClosed: _betting_closed,

@@ -29,6 +29,12 @@ const REFUSALS_KEPT = 10;
 const EVENTS_BACKLOG = 30;
 // reads of a table's state that trails its feed, before the tables' poll takes over
 const STATE_RETRIES = 5;
+// the table's last rounds listed, the ones whose result may still be voided among them
+const ROUNDS_LISTED = 10;
+// the events after which the last rounds are read again
+const ROUND_EVENTS = new Set([
+  "RoundClosed", "RoundCancelled", "ResultVoidRequested", "ResultVoidRejected", "RoundVoided",
+]);
 
 const page = {
   announcer: byId("announcer"),
@@ -63,6 +69,8 @@ const page = {
   devices: byId("scanner-devices"),
   scans: byId("scans"),
   scansNote: byId("scans-note"),
+  rounds: byId("rounds"),
+  roundsNote: byId("rounds-note"),
   events: byId("events"),
   parChart: byId("par-chart"),
   parTables: byId("par-tables"),
@@ -299,6 +307,8 @@ function watch(tableId) {
     state: null,
     feed: null,
     refusals: [], // the table's last CardRefused events, newest first
+    results: null, // the table's last rounds (its roadmap), newest first
+    roundsShown: null, // what the last rounds' table shows, to redraw it only on a change
     stakesRound: null, // the round whose stakes were read once betting had closed
     refreshing: null,
   };
@@ -306,6 +316,8 @@ function watch(tableId) {
   page.liveNone.hidden = true;
   page.liveTable.hidden = false;
   page.events.replaceChildren();
+  page.rounds.tBodies[0].replaceChildren();
+  setText(page.roundsNote, "");
   page.liveName.textContent = tableId;
   page.liveId.textContent = tableId;
   setText(page.actionStatus, "");
@@ -318,6 +330,7 @@ function watch(tableId) {
       showState(state);
       soon(refreshScans);
       soon(refreshStakes);
+      soon(refreshRounds);
     })
     .catch((error) => {
       if (live !== watched) return;
@@ -378,6 +391,7 @@ function onFeedEvent(watched, message) {
   if (message.event_type === "TableOpened" && message.position > (watched.state?.version ?? 0)) {
     loadParSheet(watched);
   }
+  if (ROUND_EVENTS.has(message.event_type)) soon(refreshRounds);
   if (message.position > (watched.state?.version ?? 0)) refreshLiveState(watched);
 }
 
@@ -418,6 +432,7 @@ function showState(state) {
   renderAlert(state);
   renderActions(state);
   renderCards(round);
+  renderRounds(watched);
   const newRound = before && before.round?.round_id !== round?.round_id;
   if (newRound || (before?.round?.phase === "betting" && round?.phase !== "betting")) {
     soon(refreshStakes);
@@ -459,6 +474,12 @@ function renderAlert(state) {
   if (round?.paused) {
     const why = round.pause_reason ? `: ${round.pause_reason}` : "";
     messages.push(`Paused by ${round.paused_by ?? "the table"}${why}.`);
+  }
+  for (const asked of state.result_voids ?? []) {
+    messages.push(
+      `Void of the result of round ${roundNumber(asked.round_id)} asked by ${asked.requested_by}`
+        + ` (${asked.reason}): another supervisor confirms or rejects it under Last rounds.`,
+    );
   }
   if (round?.phase === "cancelled") {
     const why = round.cancel_reason ? `: ${round.cancel_reason}` : "";
@@ -689,6 +710,164 @@ function renderRefusals(watched) {
     `Refused by the table: ${watched.refusals.length} lately; last at`
       + ` ${time(last.occurred_at)}, ${words(last.payload.reason)}: ${last.payload.detail}`,
   );
+}
+
+// --------------------------------------------------------------------------- last rounds
+async function refreshRounds() {
+  const watched = live;
+  if (watched === null) return;
+  let answer;
+  try {
+    const path = `/tables/${encodeURIComponent(watched.tableId)}/results?limit=${ROUNDS_LISTED}`;
+    answer = await api.get("table", path);
+  } catch (error) {
+    if (live === watched) {
+      setText(page.roundsNote, `The last rounds cannot be read: ${error.message}`);
+    }
+    throw error;
+  }
+  if (live !== watched) return;
+  watched.results = answer.results ?? [];
+  renderRounds(watched);
+}
+
+function roundNumber(roundId) {
+  return Number.parseInt(String(roundId).split("-").pop(), 10);
+}
+
+function renderRounds(watched) {
+  if (watched.results === null) return;
+  const asked = new Map((watched.state?.result_voids ?? []).map((a) => [a.round_id, a]));
+  const shown = JSON.stringify([watched.results, [...asked]]);
+  if (shown === watched.roundsShown) return; // unchanged: leave focus and buttons alone
+  watched.roundsShown = shown;
+  const focused = document.activeElement?.closest?.("#rounds [data-round-action]");
+  const keep = focused ? [focused.dataset.roundAction, focused.dataset.roundId] : null;
+  page.rounds.tBodies[0].replaceChildren(
+    ...watched.results.map((result) => roundRow(result, asked.get(result.round_id))),
+  );
+  if (keep) {
+    const [action, roundId] = keep;
+    page.rounds
+      .querySelector(`[data-round-action="${action}"][data-round-id="${CSS.escape(roundId)}"]`)
+      ?.focus();
+  }
+  setText(page.roundsNote, watched.results.length === 0 ? "No round has ended yet." : "");
+}
+
+function resultText(result) {
+  if (result.status === "cancelled" || !result.winner) {
+    return `Cancelled after ${result.cards.length} card(s)`;
+  }
+  const wins = result.winner === "tie" ? "" : " wins";
+  const hands = `${words(result.player_a?.hand)} against ${words(result.player_b?.hand)}`;
+  return `${winnerName(result.winner)}${wins} (${hands})`;
+}
+
+function roundRow(result, asked) {
+  const voided = result.status === "voided";
+  const dealt = resultText(result);
+  const shownResult = voided
+    ? [el("s", { text: dealt }), ` voided at ${time(result.voided_at)}: ${result.void_reason}`]
+    : [dealt];
+  return el(
+    "tr",
+    { class: `round round--${result.status}`, dataset: { roundId: result.round_id } },
+    el("th", { scope: "row", text: String(result.number) }),
+    el("td", {}, el("time", { datetime: result.ended_at, text: time(result.ended_at) })),
+    el("td", { class: "round__result" }, ...shownResult),
+    el("td", { text: result.cards.map((c) => card(c).label).join(" ") }),
+    el("td", {}, voidCell(result, asked)),
+  );
+}
+
+function voidCell(result, asked) {
+  if (result.status === "voided") return "Voided";
+  if (result.status !== "closed") return "–";
+  const button = (action, text, danger) => el("button", {
+    type: "button",
+    class: `button button--small${danger ? " button--danger" : ""}`,
+    dataset: { roundAction: action, roundId: result.round_id },
+    text,
+  });
+  if (asked) {
+    return el(
+      "div",
+      { class: "round__void-actions" },
+      el("span", {
+        class: "round__pending",
+        text: `Void asked by ${asked.requested_by}: ${asked.reason}`,
+      }),
+      button("confirm", "Confirm void", true),
+      button("reject", "Reject", false),
+    );
+  }
+  return button("void", "Void result", true);
+}
+
+const ROUND_ACTIONS = {
+  void: {
+    title: (r) => `Void the result of round ${r.number}?`,
+    text: (r) => `${resultText(r)} stands until two supervisors void it. Yours is the first:`
+      + " a request another supervisor confirms. Once voided, every bet of the round is"
+      + " refunded and what it paid taken back.",
+    confirm: "Void result",
+    path: "void",
+    danger: true,
+  },
+  confirm: {
+    title: (r) => `Confirm the void of round ${r.number}?`,
+    text: (r, asked) => `${asked.requested_by} asked to void ${resultText(r)} (${asked.reason}).`
+      + " Confirming voids the round: every bet refunded, what it paid taken back. It takes"
+      + ` another supervisor than ${asked.requested_by}.`,
+    confirm: "Confirm void",
+    path: "void",
+    danger: true,
+  },
+  reject: {
+    title: (r) => `Reject the void of round ${r.number}?`,
+    text: (r, asked) => `${asked.requested_by}'s request (${asked.reason}) is dropped: the`
+      + ` result stands (${resultText(r)}).`,
+    confirm: "Reject void",
+    path: "void/reject",
+    danger: false,
+  },
+};
+
+async function onRoundAction(event) {
+  const button = event.target.closest("[data-round-action]");
+  const watched = live;
+  if (!button || watched === null || watched.results === null) return;
+  const result = watched.results.find((r) => r.round_id === button.dataset.roundId);
+  if (!result) return;
+  const asked = (watched.state?.result_voids ?? []).find((a) => a.round_id === result.round_id);
+  const action = ROUND_ACTIONS[button.dataset.roundAction];
+  setText(page.actionStatus, "");
+  await confirm.ask({
+    title: action.title(result),
+    text: action.text(result, asked ?? { requested_by: "another supervisor", reason: "" }),
+    confirmLabel: action.confirm,
+    reason: "required",
+    danger: action.danger,
+    returnFocus: button,
+    run: async (reason) => {
+      const path = `/tables/${encodeURIComponent(watched.tableId)}/rounds/`
+        + `${encodeURIComponent(result.round_id)}/${action.path}`;
+      const answer = await api.post("table", path, { reason });
+      const done = {
+        requested: `Void of round ${result.number} requested: another supervisor must confirm`
+          + " it.",
+        voided: `Round ${result.number} voided: every bet refunded, what it paid taken back.`,
+        rejected: `The void of round ${result.number} was rejected: the result stands.`,
+      }[answer.body.status];
+      announce(done);
+      setText(page.actionStatus, done);
+      if (live === watched) {
+        soon(refreshRounds);
+        refreshLiveState(watched);
+      }
+    },
+  });
 }
 
 // ----------------------------------------------------------------------------- PAR sheet
@@ -930,6 +1109,7 @@ async function onOpenSubmit(event) {
 page.loginForm.addEventListener("submit", onLogin);
 page.logout.addEventListener("click", () => logOut());
 page.liveTable.querySelector(".actions").addEventListener("click", onAction);
+page.rounds.addEventListener("click", onRoundAction);
 page.openTable.addEventListener("click", openTableForm);
 openForm.addEventListener("submit", onOpenSubmit);
 openForm.addEventListener("input", limitsHint);

@@ -27,6 +27,7 @@ import { betName, handName, loadTexts, t, winnerName } from "./play/texts.js";
 const BET_TYPES = ["player_a", "player_b", "tie", "pair_plus_a", "pair_plus_b", "six_card_bonus"];
 const RETURNS_POLL_MS = 750;
 const RETURNS_POLL_TRIES = 80;
+const VOID_REFRESH_MS = [1500, 5000];
 
 const $ = (id) => document.getElementById(id);
 const tableId = window.location.pathname.split("/").filter(Boolean).pop();
@@ -135,6 +136,9 @@ function apply(message) {
     case "RoundCancelled":
       if (round?.round_id === p.round_id) round.phase = "cancelled";
       break;
+    case "RoundVoided": // voided after its result: every bet refunded, the result kept
+      if (round?.round_id === p.round_id) round.voided = true;
+      break;
     case "RoundClosed":
       if (round?.round_id === p.round_id) {
         round.phase = "closed";
@@ -171,7 +175,17 @@ function onFeedMessage(message) {
     refreshRoadmap(p.round_id);
     if (view.pendingRounds.has(p.round_id)) watchReturns();
   }
+  if (message.event_type === "RoundVoided") {
+    refreshRoadmap(p.round_id);
+    // the wallet puts the player's bets right a moment after the void
+    for (const ms of VOID_REFRESH_MS) window.setTimeout(refreshAfterVoid, ms);
+  }
   render();
+}
+
+function refreshAfterVoid() {
+  refreshBalance().catch(() => {});
+  refreshGames();
 }
 
 // ------------------------------------------------------------------------------ render
@@ -243,11 +257,14 @@ function renderCards() {
     const category = document.querySelector(`[data-category="${side}"]`);
     category.textContent = hand ? handName(hand) : "";
     const box = document.querySelector(`[data-hand="${side}"]`);
-    box.classList.toggle("hand-winner", result?.winner === side || result?.winner === "tie");
+    const wins = !round?.voided && (result?.winner === side || result?.winner === "tie");
+    box.classList.toggle("hand-winner", wins);
   }
   let winner = "";
   let bonus = "";
-  if (result) {
+  if (result && round.voided) {
+    winner = t("round.voided");
+  } else if (result) {
     winner = winnerName(result.winner);
     bonus = bonusText(result.six_card_bonus_hand);
   } else if (round?.phase === "cancelled") {

@@ -36,6 +36,13 @@ function eventSummary({ event_type: type, payload: p }) {
       const hands = `${words(p.player_a_hand)} against ${words(p.player_b_hand)}`;
       return `${winnerName(p.winner)}${wins}: ${hands}`;
     }
+    case "ResultVoidRequested": return `${p.round_id} by ${p.actor}: ${p.reason}`;
+    case "ResultVoidRejected":
+      return `${p.round_id} by ${p.actor} (asked by ${p.requested_by}): ${p.reason}`;
+    case "RoundVoided": {
+      const dealt = `${winnerName(p.winner)}${p.winner === "tie" ? "" : " wins"}`;
+      return `${p.round_id} (${dealt}) by ${p.requested_by} and ${p.actor}: ${p.reason}`;
+    }
     case "ConfigChangeProposed": return `by ${p.actor}, waiting for another supervisor`;
     case "ConfigChangeRejected": return `by ${p.actor}: ${p.reason}`;
     default: return "";

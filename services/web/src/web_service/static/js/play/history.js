@@ -1,6 +1,7 @@
 // What already happened: the roadmap (the table's last results, oldest to newest, each a
-// button that shows its cards) and the player's last games (cards, hands, every wager and
-// what it returned, the balance before and after).
+// button that shows its cards; a round voided after its result shows the result it voided,
+// struck through) and the player's last games (cards, hands, every wager and what it
+// returned, the balance before and after, and what a void put right).
 
 import { cardRow, handsOf } from "./cards.js";
 import { amountElement, money } from "./format.js";
@@ -13,7 +14,8 @@ function element(tag, className, text) {
   return node;
 }
 
-/** "A", "B", "T" or "×" (void) for a result bead, in the page's language. */
+/** "A", "B", "T" or "×" (void) for a result bead, in the page's language; a voided result's
+ * letter is struck through by its style. */
 function beadLetter(result) {
   if (result.status === "cancelled" || !result.winner) return t("roadmap.void_short");
   return t(`roadmap.short.${result.winner}`);
@@ -23,7 +25,8 @@ function resultSummary(result) {
   if (result.status === "cancelled" || !result.winner) {
     return t("roadmap.round_void", { number: result.number });
   }
-  return t("roadmap.round_result", {
+  const key = result.status === "voided" ? "roadmap.round_voided" : "roadmap.round_result";
+  return t(key, {
     number: result.number,
     winner: winnerName(result.winner),
     a: handName(result.player_a?.hand),
@@ -53,6 +56,11 @@ export function roundDetail(round) {
   }
   if (round.status === "cancelled") {
     box.append(element("p", "round-detail-outcome", t("round.cancelled")));
+  } else if (round.status === "voided") {
+    box.append(element("p", "round-detail-outcome", t("round.voided")));
+    const dealt = element("p", "round-detail-voided", `${t("round.dealt_result")} `);
+    if (round.winner) dealt.append(element("s", undefined, winnerName(round.winner)));
+    box.append(dealt);
   } else if (round.winner) {
     box.append(element("p", "round-detail-outcome", winnerName(round.winner)));
     box.append(element("p", "round-detail-bonus", bonusText(round.six_card_bonus_hand)));
@@ -66,7 +74,8 @@ export function renderRoadmap(list, detail, results, onPick) {
   for (const result of [...results].reverse()) {
     const item = element("li", "roadmap-item");
     const kind = result.status === "cancelled" || !result.winner ? "void" : result.winner;
-    const bead = element("button", `roadmap-bead roadmap-${kind}`);
+    const voided = result.status === "voided" ? " roadmap-voided" : "";
+    const bead = element("button", `roadmap-bead roadmap-${kind}${voided}`);
     bead.type = "button";
     bead.textContent = beadLetter(result);
     bead.setAttribute("aria-label", resultSummary(result));
@@ -137,6 +146,7 @@ export function wagerTable(wagers, currency, caption) {
 function gameTitle(game, formatTime) {
   const when = game.ended_at ? formatTime(game.ended_at) : t("games.in_play");
   if (game.status === "cancelled") return t("games.title_void", { when });
+  if (game.status === "voided") return t("games.title_voided", { when });
   if (!game.winner) return t("games.title_open", { when });
   return t("games.title", { when, winner: winnerName(game.winner) });
 }
@@ -175,6 +185,13 @@ export function renderGames(container, games, formatTime) {
           }),
         ),
       );
+    }
+    if (game.correction) {
+      const text = t("games.correction", {
+        refunded: money(game.correction.refunded, game.currency),
+        reversed: money(game.correction.reversed, game.currency),
+      });
+      item.append(element("p", "game-correction", text));
     }
     item.append(element("p", "game-round-id", t("games.round_id", { id: game.round_id })));
     container.append(item);
