@@ -11,7 +11,7 @@ from typing import Any
 import websockets
 
 from teenpatti_tools.devrun import ServiceProcesses
-from teenpatti_tools.simulator import OPERATOR_KEYS
+from teenpatti_tools.simulator import OPERATOR_KEYS, SUPERVISOR_KEY
 
 from .driver import SECOND_SUPERVISOR_KEY, Studio
 
@@ -365,4 +365,65 @@ async def test_a_players_feed_resumed_after_a_disconnect_gets_what_it_missed(
     # and its bet history shows the final result and its payout
     (bet,) = await studio.paid_bets("operator-2", hana, round_id, count=1)
     assert (bet["outcome"], bet["returned"]) == ("won", 1_950)
+    await studio.close_table(table_id)
+
+
+async def test_a_round_voided_after_its_result_refunds_every_stake_and_takes_winnings_back(
+    studio: Studio,
+) -> None:
+    table_id, erin, finn = table(), player(), player()
+    await studio.open_table(table_id, betting_seconds=2.0)
+    await studio.deposit("operator-2", erin, 10_000)
+    await studio.deposit("operator-2", finn, 10_000)
+    round_id = str((await betting_round(studio, table_id))["round_id"])
+    assert (await studio.bet("operator-2", erin, round_id, {"player_a": 1_000})).status_code == 201
+    assert (await studio.bet("operator-2", finn, round_id, {"player_b": 1_000})).status_code == 201
+    await studio.wait_for(table_id, "BettingClosed", round_id=round_id)
+    await studio.deal(table_id, ["AS", "KS", "AC", "KH", "AD", "2D"])  # A: trail of aces
+    await studio.wait_for(table_id, "RoundClosed", round_id=round_id)
+    await studio.paid_bets("operator-2", erin, round_id, count=1)
+    await studio.paid_bets("operator-2", finn, round_id, count=1)
+    assert await studio.balance("operator-2", erin) == 10_000 - 1_000 + 1_950
+
+    # found after the result: one supervisor asks, the same one cannot confirm, another does
+    void = f"rounds/{round_id}/void"
+    asked = await studio.command(table_id, void, "A3 was read as AD; the card is 4D")
+    assert asked.status_code == 202, asked.text
+    again = await studio.command(table_id, void, "confirming my own")
+    assert again.status_code == 403, again.text
+    confirmed = await studio.command(table_id, void, "seen on video", key=SECOND_SUPERVISOR_KEY)
+    assert confirmed.status_code == 200, confirmed.text
+    voided = await studio.wait_for(table_id, "RoundVoided", round_id=round_id)
+    assert voided["cards"] == ["AS", "KS", "AC", "KH", "AD", "2D"]
+
+    async def both_refunded() -> bool:
+        return [await studio.balance("operator-2", p) for p in (erin, finn)] == [10_000] * 2
+
+    async with asyncio.timeout(30):
+        while not await both_refunded():
+            await asyncio.sleep(0.2)
+    # settlement states the reversal; the roadmap and the last games show both results
+    settled = (await studio.settlement("operator-2", round_id)).json()
+    assert settled["voided"] and settled["reversed_at"] is not None
+    assert settled["reversal_totals"] == {"INR": {"refunded": 2_000, "reversed": 1_950}}
+    assert {(b["outcome"], b["returned"], b["reversed"]) for b in settled["bets"]} == {
+        ("won", 1_950, True),
+        ("lost", 0, True),
+    }
+    roadmap = await studio.http.get(
+        f"{studio.urls.table}/tables/{table_id}/results", headers={"X-Api-Key": SUPERVISOR_KEY}
+    )
+    (row,) = [r for r in roadmap.json()["results"] if r["round_id"] == round_id]
+    assert (row["status"], row["winner"], row["voided_at"] is not None) == (
+        "voided",
+        "player_a",
+        True,
+    )
+    games = await studio.http.get(
+        f"{studio.urls.wallet}/players/{erin}/games",
+        headers={"X-Api-Key": OPERATOR_KEYS["operator-2"]},
+    )
+    (game,) = games.json()["games"]
+    assert (game["status"], game["winner"]) == ("voided", "player_a")
+    assert game["correction"] == {"refunded": 1_000, "reversed": 1_950, "net": -950}
     await studio.close_table(table_id)
