@@ -121,6 +121,8 @@ async def test_last_games_stakes_and_scans_of_rounds_played(studio: Studio) -> N
         "returned": 1_950,
         "balance_before": 100_000,
         "balance_after": after_won,
+        "voided_at": None,
+        "correction": None,
     }
     assert won["ended_at"] is not None
     assert {k: voided[k] for k in ("round_id", "status", "cards", "player_a", "winner")} == {

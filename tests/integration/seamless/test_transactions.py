@@ -358,6 +358,7 @@ async def test_every_movement_of_both_wallets_is_listed_paged_and_reconciled(
                 "ggr": 1_000 - transfer_returns,
                 "refunded_bets": 1,
                 "refunded": 300,
+                "corrections": None,
             }
         ]
         report = await client.get("/reports/daily", params={"date": today}, headers=OPERATOR_1)

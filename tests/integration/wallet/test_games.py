@@ -264,6 +264,8 @@ async def test_a_players_last_games_won_lost_tied_voided_and_open(
             "returned": won_returns,
             "balance_before": 20_000,
             "balance_after": after_won,
+            "voided_at": None,
+            "correction": None,
         }
         assert datetime.fromisoformat(won_game["ended_at"]).tzinfo == UTC
         assert other["bets"][0]["bet_id"] not in {w["bet_id"] for g in games for w in g["wagers"]}
@@ -320,6 +322,8 @@ async def test_a_players_last_games_won_lost_tied_voided_and_open(
             "returned": 250,
             "balance_before": after_tie,
             "balance_after": after_tie,
+            "voided_at": None,
+            "correction": None,
         }
         assert void_game["ended_at"] is not None
 
@@ -347,6 +351,8 @@ async def test_a_players_last_games_won_lost_tied_voided_and_open(
             "returned": None,
             "balance_before": after_tie,
             "balance_after": None,
+            "voided_at": None,
+            "correction": None,
         }
 
         # the limit; the same games to the player through its session
