@@ -183,7 +183,8 @@ def fuzz_app(
             strategy = operation.as_strategy(
                 generation_mode=mode, headers=dict(headers) if headers else None
             )
-            _drive(strategy, run, client, loop, n)
+            # a wrong key is refused before anything else is looked at: 401, whatever the rest
+            _drive(strategy, run, client, loop, n, expected=401 if kind == "generated" else None)
     return tally
 
 
@@ -193,6 +194,7 @@ def _drive(
     client: httpx.AsyncClient,
     loop: asyncio.AbstractEventLoop,
     max_examples: int,
+    expected: int | None = None,
 ) -> None:
     @hypothesis.settings(
         max_examples=max_examples,
@@ -217,6 +219,8 @@ def _drive(
             except (ValueError, AttributeError):
                 run.codes["(not a problem)"] += 1
         problems: list[str] = []
+        if expected is not None and response.status_code != expected:
+            problems.append(f"expected {expected}, got {response.status_code}")
         violation = problem_violation(response)
         if violation:
             problems.append(violation)

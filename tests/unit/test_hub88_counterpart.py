@@ -408,9 +408,10 @@ async def test_hold_applies_at_once_and_answers_late(
     response = await answer
     assert time.monotonic() - started >= 0.3
     assert response.json()["status"] == "RS_OK"
-    # only the next one
+    # only the next one: the fault is used up (the counterpart's own queue, read directly:
+    # an upper bound on the time would fail on a busy machine)
+    assert not operator._faults["/transaction/bet"]
     assert await game.status("/transaction/bet", bet(token, "b2")) == "RS_OK"
-    assert time.monotonic() - started < 1.5
 
 
 async def test_lost_answer_is_applied(operator: Hub88Operator, game: Game, token: str) -> None:
