@@ -271,3 +271,31 @@ async def test_a_declined_bet_is_not_rolled_back_and_an_unknown_outcome_is(
         assert (rollback.tombstone, rollback.amount) == (True, 0)
         assert (balance(t.operator, poor), balance(t.operator, user)) == (100, FUNDS)
         assert t.operator.check() == []
+
+
+async def test_a_slip_sent_again_while_its_bet_is_unanswered_is_pending_then_the_first_answer(
+    wallet_settings: WalletSettings, keys: Keys
+) -> None:
+    async with table(wallet_settings, keys, "T1-000207") as t:
+        user, token = player(t.operator)
+        t.operator.hold_next(BET, 1.5)
+        key = str(uuid4())
+        first = asyncio.create_task(slip(t.client, user, token, "T1-000207", [("tie", 300)], key))
+
+        async def received() -> bool:
+            return any(r["path"] == BET for r in t.operator.requests)
+
+        await eventually(received, what="the bet to reach the operator")
+        again = await slip(t.client, user, token, "T1-000207", [("tie", 300)], key)
+        assert (again.status_code, again.json()["code"]) == (409, "slip_pending")
+        taken = await first
+        assert taken.status_code == 201, taken.text
+        # once answered, the same key gives the first answer: one bet at the operator
+        replay = await slip(t.client, user, token, "T1-000207", [("tie", 300)], key)
+        assert (replay.status_code, replay.json()) == (201, taken.json())
+        assert len(t.operator.bets(user)) == 1
+        await close_betting(t.settings, "T1-000207")
+        await close_round(t.settings, t.client, "T1-000207", CARDS)
+        await settle(t.settings, "T1-000207", [taken.json()], cancelled=False)
+        await call_done(t.settings, taken.json()["slip_id"], "win")
+        assert t.operator.check() == []

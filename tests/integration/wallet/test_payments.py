@@ -4,7 +4,7 @@ settlement part, the history shows the round, money is conserved."""
 from __future__ import annotations
 
 from typing import Any
-from uuid import UUID
+from uuid import UUID, uuid4
 
 from teenpatti.events import EventEnvelope
 from teenpatti.events.catalog import (
@@ -167,7 +167,7 @@ async def test_a_full_round_pays_once_and_conserves_money(
         assert mismatched == []
 
 
-async def test_a_settlement_for_an_unknown_bet_is_parked_not_paid(
+async def test_a_settlement_that_does_not_describe_its_bet_is_parked_not_paid(
     wallet_settings: WalletSettings,
 ) -> None:
     async with wallet(wallet_settings) as client:
@@ -179,14 +179,60 @@ async def test_a_settlement_for_an_unknown_bet_is_parked_not_paid(
         # a settlement that does not match the bet (another stake) is refused and parked
         forged = settled({**bet, "stake": 5_000}, "operator-1", "won", 9_000)
         await send(wallet_settings, SETTLEMENT_EVENTS, forged, table_id="T1")
-
-        async def parked() -> bool:
-            async with database(wallet_settings) as connection:
-                return bool(await connection.fetchval("SELECT count(*) FROM parked_events"))
-
-        await eventually(parked, what="the forged settlement to be parked", timeout=60)
+        await eventually(
+            parked_with("BetMismatchError", wallet_settings), what="the forged settlement parked"
+        )
         assert await balances(client, "p1") == {"INR": 4_000}
         status = (await client.get(f"/bets/{bet['bet_id']}", headers=OPERATOR_1)).json()
+        assert status["status"] == "placed"
+
+
+def parked_with(error: str, settings: WalletSettings | None = None) -> Any:
+    """Whether the wallet parked an event whose error names `error`."""
+
+    async def found() -> bool:
+        assert settings is not None
+        async with database(settings) as connection:
+            return bool(
+                await connection.fetchval(
+                    "SELECT count(*) FROM parked_events WHERE error LIKE $1", f"%{error}%"
+                )
+            )
+
+    return found
+
+
+async def test_a_settlement_for_an_unknown_bet_is_parked_not_paid(
+    wallet_settings: WalletSettings,
+) -> None:
+    async with wallet(wallet_settings) as client:
+        await open_round(wallet_settings, client, "T1-000001")
+        await deposit(client, "p1", 5_000)
+        placed = (await place(client, "p1", "T1-000001", [("player_a", 1_000)])).json()
+        await close_betting(wallet_settings, "T1-000001")
+        await close_round(wallet_settings, client, "T1-000001", CARDS)
+        # a bet id the wallet never took, for its player and round
+        ghost = {
+            "bet_id": str(uuid4()),
+            "bet_type": "player_a",
+            "stake": 1_000,
+            "round_id": "T1-000001",
+            "table_id": "T1",
+            "player_id": "p1",
+            "currency": "INR",
+        }
+        await send(
+            wallet_settings,
+            SETTLEMENT_EVENTS,
+            settled(ghost, "operator-1", "won", 1_950),
+            table_id="T1",
+        )
+        await eventually(
+            parked_with("UnknownBetError", wallet_settings), what="the ghost settlement parked"
+        )
+        assert await balances(client, "p1") == {"INR": 4_000}
+        (taken,) = placed["bets"]
+        status = (await client.get(f"/bets/{taken['bet_id']}", headers=OPERATOR_1)).json()
         assert status["status"] == "placed"
 
 

@@ -112,3 +112,39 @@ async def test_concurrent_retries_of_one_deposit_credit_once(
                 "SELECT count(*) FROM wallet_ledger WHERE reference = 'transfer:same'"
             )
         assert entries == 1
+
+
+async def test_a_deposit_beyond_what_an_account_holds_is_refused_and_records_nothing(
+    wallet_settings: WalletSettings,
+) -> None:
+    most = 2**63 - 1  # a Postgres bigint: the largest balance an account holds
+    async with wallet(wallet_settings) as client:
+        await deposit_to(client, "rich", 1_000)
+        async with database(wallet_settings) as connection:
+            # the account brought near its bound the only way there is, short of ~10^3
+            # deposits of the largest amount a deposit takes
+            await connection.execute(
+                "UPDATE wallet_accounts SET balance = $1 WHERE player_id = 'rich'", most - 10
+            )
+        answer = await client.post(
+            "/players/rich/deposits",
+            json={"transfer_id": "too-much", "currency": "INR", "amount": 11},
+            headers=OPERATOR_1,
+        )
+        assert answer.status_code == 422, answer.text
+        assert answer.json()["code"] == "balance_limit_exceeded"
+        assert await balances(client, "rich") == {"INR": most - 10}
+        async with database(wallet_settings) as connection:
+            recorded = await connection.fetchval(
+                "SELECT count(*) FROM wallet_transfers WHERE transfer_id = 'too-much'"
+            )
+        assert recorded == 0
+
+
+async def deposit_to(client: httpx.AsyncClient, player: str, amount: int) -> None:
+    answer = await client.post(
+        f"/players/{player}/deposits",
+        json={"transfer_id": f"d-{player}-{amount}", "currency": "INR", "amount": amount},
+        headers=OPERATOR_1,
+    )
+    assert answer.status_code == 200, answer.text
