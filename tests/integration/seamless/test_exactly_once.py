@@ -270,6 +270,11 @@ async def test_a_declined_bet_is_not_rolled_back_and_an_unknown_outcome_is(
         (rollback,) = [tx for tx in t.operator.transactions(user) if tx.kind == "rollback"]
         assert (rollback.tombstone, rollback.amount) == (True, 0)
         assert (balance(t.operator, poor), balance(t.operator, user)) == (100, FUNDS)
+        # a limit the operator sets on its player: declined as well, nothing to roll back
+        t.operator.refuse_next(BET, "RS_ERROR_LIMIT_REACHED")
+        limited = await slip(t.client, user, token, "T1-000206", [("tie", 500)])
+        assert (limited.status_code, limited.json()["code"]) == (409, "limit_reached")
+        assert [tx.kind for tx in t.operator.transactions(user)] == ["rollback"]
         assert t.operator.check() == []
 
 
