@@ -57,7 +57,13 @@ from teenpatti.eventsourcing import kafka_producer
 from teenpatti.settings import InfrastructureSettings
 from teenpatti_tools.bench import Figure, System, fresh_system, percentile
 from teenpatti_tools.devrun import free_base_port
-from teenpatti_tools.simulator import BET_TYPES, OPERATOR_KEYS, SUPERVISOR_KEY
+from teenpatti_tools.simulator import (
+    BET_TYPES,
+    OPERATOR_KEYS,
+    SECOND_SUPERVISOR_KEY,
+    SUPERVISOR_KEY,
+    ScannerSecret,
+)
 
 BENCHMARK = "scan to result"
 SEQUENCES = itertools.count(1)  # each read's sequence number, above all before it
@@ -179,6 +185,7 @@ class Studio:
         await self.scanner.close()
 
     async def open_table(self, table_id: str, betting: float, result_pause: float) -> None:
+        await self.enrol(table_id)  # first: a device change waits while a round is dealt
         status, body = await self.table.request(
             "POST",
             "/tables",
@@ -193,15 +200,31 @@ class Studio:
         )
         if status not in (200, 201):
             raise RuntimeError(f"opening {table_id}: {status} {body}")
+
+    async def enrol(self, table_id: str) -> None:
+        """The table's scanner: its own credential, proposed and approved by two supervisors
+        (docs/decisions/0085)."""
+        device_id, secret = f"scanner-{table_id}", ScannerSecret()
         status, body = await self.scanner.request(
             "POST",
             "/devices",
             headers={"X-Api-Key": SUPERVISOR_KEY},
-            body={"device_id": f"scanner-{table_id}", "table_id": table_id},
+            body={
+                "device_id": device_id,
+                "table_id": table_id,
+                "credential_hash": secret.credential_hash,
+            },
         )
-        if status not in (200, 201):
+        if status == 202:
+            status, body = await self.scanner.request(
+                "POST",
+                f"/devices/changes/{body['change_id']}/approve",
+                headers={"X-Api-Key": SECOND_SUPERVISOR_KEY},
+                body={"fingerprint": secret.fingerprint},
+            )
+        if status != 200:
             raise RuntimeError(f"registering the scanner of {table_id}: {status} {body}")
-        self.devices[table_id] = (body["device_id"], body["credential"])
+        self.devices[table_id] = (device_id, secret.credential)
 
     async def open_tables(
         self, table_ids: list[str], betting: float, result_pause: float, concurrency: int = 8

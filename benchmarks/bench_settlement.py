@@ -51,7 +51,12 @@ from benchmarks.bench_intake import (
 from teenpatti.settings import InfrastructureSettings
 from teenpatti_tools.bench import Figure, System, cpu_seconds, fresh_system
 from teenpatti_tools.devrun import free_base_port
-from teenpatti_tools.simulator import BET_TYPES, SUPERVISOR_KEY
+from teenpatti_tools.simulator import (
+    BET_TYPES,
+    SECOND_SUPERVISOR_KEY,
+    SUPERVISOR_KEY,
+    ScannerSecret,
+)
 
 BENCHMARK = "settlement"
 CONCURRENCY = 24
@@ -138,17 +143,31 @@ async def place_bets(
 
 
 async def register_scanner(system: System, table_id: str) -> tuple[str, str]:
+    """The table's scanner: its own credential, proposed and approved by two supervisors
+    (docs/decisions/0085)."""
+    device_id, secret = f"scanner-{table_id}", ScannerSecret()
     scanner = connection_to(system.url("scanner-gateway"))
     try:
         status, body = await scanner.request(
             "POST",
             "/devices",
             {"X-Api-Key": SUPERVISOR_KEY},
-            {"device_id": f"scanner-{table_id}", "table_id": table_id},
+            {
+                "device_id": device_id,
+                "table_id": table_id,
+                "credential_hash": secret.credential_hash,
+            },
         )
-        if status not in (200, 201):
+        if status == 202:
+            status, body = await scanner.request(
+                "POST",
+                f"/devices/changes/{body['change_id']}/approve",
+                {"X-Api-Key": SECOND_SUPERVISOR_KEY},
+                {"fingerprint": secret.fingerprint},
+            )
+        if status != 200:
             raise HttpError(f"register scanner: {status} {body}")
-        return str(body["device_id"]), str(body["credential"])
+        return device_id, secret.credential
     finally:
         await scanner.close()
 

@@ -296,12 +296,13 @@ postgres_pid() { head -1 "$PG_DATA/postmaster.pid" 2>/dev/null || true; }
 # The ACL users: `default` off; the admin (tests, tools) everything; each service that uses
 # Redis only its own keys and channels (after any run's prefix), and no admin or dangerous
 # command. A PSUBSCRIBE pattern must match an allowed channel pattern literally, so the
-# gateway's (`<prefix>scan:*`, a prefix per test run) cannot be limited: it gets every channel.
+# gateway subscribes to `*scan:*` itself, whatever the run's prefix; it may publish on no
+# other channel (the table's feed is the table's alone).
 redis_acl() {
     echo "user default off resetkeys resetchannels -@all"
     echo "user admin on #$(redis_hash admin) ~* &* +@all"
     echo "user table on #$(redis_hash table) resetchannels ~*table:* ~*feed:* ~*feed-ticket:* &*feed:* +@all -@admin -@dangerous"
-    echo "user scanner-gateway on #$(redis_hash scanner-gateway) ~*scan:* &* +@all -@admin -@dangerous"
+    echo "user scanner-gateway on #$(redis_hash scanner-gateway) resetchannels ~*scan:* &*scan:* +@all -@admin -@dangerous"
 }
 # only the password's SHA-256 is in the ACL file
 redis_hash() { printf '%s' "$(secret "$1" REDIS_PASSWORD)" | sha256sum | cut -d' ' -f1; }

@@ -4,7 +4,8 @@ being dealt by the studio's simulated scanner (a misread, a card read twice, a c
 while bets are taken), pauses and resumes it, sees the problems the table reports appear and
 clear, sees the result and the exact PAR sheet, marks a dealt card wrong (the round stops) and
 a second supervisor has it dealt again, voids a round's result after it closed and the round
-in play with the second supervisor, and closes the table; a wrong key is refused with a clear
+in play with the second supervisor, and closes the table; the studio's "Video lost" button
+cancels a round in betting and not one being dealt; a wrong key is refused with a clear
 message; a service out of reach shows in the problems. A screenshot of the console is kept
 as a test artefact."""
 
@@ -73,7 +74,8 @@ async def warm_up(front: Front) -> None:
                 "limits": {CURRENCY: {bet: {"min": 100, "max": 1000} for bet in BET_TYPES}},
             },
         )
-        assert opened.status_code == 201, opened.text
+        assert opened.status_code == 202, opened.text  # a new table's terms: four eyes
+        await approve(front, table_id, opened.json()["pending_change"]["change_id"])
         await front.studio.next_round(table_id)
         for action in ("close", "cancel"):  # and its first round, before any card
             done = await http.post(
@@ -82,6 +84,16 @@ async def warm_up(front: Front) -> None:
                 json={"reason": "warm-up done"},
             )
             assert done.status_code == 200, done.text
+
+
+async def approve(front: Front, table_id: str, change_id: str) -> None:
+    """The second supervisor approves a proposed configuration (docs/decisions/0086)."""
+    async with httpx.AsyncClient(timeout=30) as http:
+        approved = await http.post(
+            f"{front.services.table}/tables/{table_id}/changes/{change_id}/approve",
+            headers={"X-Api-Key": front.second_supervisor_key},
+        )
+    assert approved.status_code == 200, approved.text
 
 
 def problem_of(page: Page, table_id: str, kind: str) -> Locator:
@@ -127,17 +139,14 @@ async def test_a_supervisor_runs_a_table_from_the_console(
     await form.get_by_label("Maximum stake (minor units)").fill("100000")
     await form.get_by_role("button", name="Open the table").click()
     await confirm(page)
+    # a new table's terms wait for a second supervisor, who approves them
+    proposed = await studio.wait_for(table_id, "ConfigChangeProposed")
+    await approve(front, table_id, proposed["change_id"])
     await expect(page.locator("#live-name")).to_have_text("Console test table", timeout=WAIT_MS)
     await expect(page.locator(f'#tables-list [data-table-id="{table_id}"]')).to_be_visible(
         timeout=WAIT_MS
     )
-    device = await studio.http.post(
-        f"{studio.urls.scanner}/devices",
-        headers={"X-Api-Key": SUPERVISOR_KEY},
-        json={"device_id": f"scanner-{table_id}", "table_id": table_id},
-    )
-    assert device.status_code in (200, 201), device.text
-    studio.devices[table_id] = (device.json()["device_id"], device.json()["credential"])
+    await studio.enrol(table_id)  # its scanner, by two supervisors (docs/decisions/0085)
 
     # the round takes bets: its countdown runs, and the bet placed shows in its bet type
     opened = await studio.next_round(table_id)
@@ -167,8 +176,9 @@ async def test_a_supervisor_runs_a_table_from_the_console(
     await studio.deal(table_id, CARDS[:2])
     await expect(page.locator('#deal li[data-card="AS"]')).to_be_visible(timeout=WAIT_MS)
     await expect(page.locator('#deal li[data-card="KD"]')).to_be_visible(timeout=WAIT_MS)
+    # the misread's value stays sealed: the table never showed it (decision 0058)
     await expect(page.locator("#scans tbody tr.scan--rejected").first).to_contain_text(
-        "ZZ", timeout=WAIT_MS
+        "sealed", timeout=WAIT_MS
     )
 
     # the supervisor pauses the round: the table reports it as a problem until it resumes
@@ -331,6 +341,57 @@ async def test_a_supervisor_runs_a_table_from_the_console(
     await expect(page.locator("#live-status")).to_have_text("Closed", timeout=WAIT_MS)
     await expect(page.locator("#live-alert")).to_contain_text("end of the shift")
     await expect(page.get_by_role("button", name="Close table")).to_be_disabled()
+    assert script_errors == []
+
+
+async def test_the_video_lost_button_cancels_a_round_in_betting_and_not_one_in_dealing(
+    page: Page, front: Front
+) -> None:
+    script_errors: list[str] = []
+    page.on("pageerror", lambda error: script_errors.append(str(error)))
+    studio = front.studio
+    table_id = f"V{uuid.uuid4().hex[:8]}"
+    await warm_up(front)
+    await studio.open_table(table_id, betting_seconds=20, result_pause_seconds=1)
+    first = await studio.next_round(table_id)
+    await open_console(page, front, f"#table={table_id}")
+    await log_in(page, SUPERVISOR_KEY)
+    await expect(page.locator("#live-phase")).to_have_text("Betting", timeout=WAIT_MS)
+    restored = page.get_by_role("button", name="Video restored")
+    await expect(restored).to_be_disabled()
+
+    # betting: the round has not started, so it is cancelled and every bet refunded
+    await page.get_by_role("button", name="Video lost").click()
+    await confirm(page, "camera 2 frozen")
+    await expect(page.locator("#live-alert")).to_contain_text(
+        "Video lost, reported by supervisor-1 (camera 2 frozen)", timeout=WAIT_MS
+    )
+    await expect(page.locator("#live-phase")).to_have_text("Cancelled", timeout=WAIT_MS)
+    cancelled = await studio.wait_for(table_id, "RoundCancelled", round_id=first["round_id"])
+    assert "video lost before the first card" in cancelled["reason"]
+    await expect(page.get_by_role("button", name="Video lost")).to_be_disabled()
+    await expect(problem_of(page, table_id, "video_lost")).to_be_visible(timeout=WAIT_MS)
+
+    # restored: the next round opens; once a card is dealt, a lost video lets it finish
+    await restored.click()
+    await confirm(page)
+    second = await studio.next_round(table_id, after=cancelled["_position"])
+    await expect(page.locator("#live-phase")).to_have_text("Betting", timeout=WAIT_MS)
+    await studio.wait_for(table_id, "BettingClosed", round_id=second["round_id"], timeout=60)
+    await studio.deal(table_id, CARDS[:1])
+    await expect(page.locator('#deal li[data-card="AS"]')).to_be_visible(timeout=WAIT_MS)
+    await page.get_by_role("button", name="Video lost").click()
+    await confirm(page, "stream down")
+    await expect(page.locator("#action-status")).to_contain_text(
+        "no new round opens", timeout=WAIT_MS
+    )
+    await expect(page.locator("#live-phase")).to_have_text("Dealing", timeout=WAIT_MS)
+    await studio.deal(table_id, CARDS[1:])
+    await studio.wait_for(table_id, "RoundClosed", round_id=second["round_id"])
+    await expect(page.locator("#live-phase")).to_have_text("Result", timeout=WAIT_MS)
+    events = await studio.events(table_id, second["_position"])
+    assert "RoundCancelled" not in [event["event_type"] for event in events]
+    await studio.close_table(table_id)
     assert script_errors == []
 
 

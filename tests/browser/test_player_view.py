@@ -4,20 +4,28 @@ six bet types, watches the studio's simulated scanner deal the cards, and sees t
 each bet's return and the balance change by exactly what the wallet recorded; refused slips
 say why in the player's words; a connection cut in the middle of a round recovers by itself
 and shows the round's result and returns (the rules' disconnection policy); a round paused
-then voided refunds every bet; a used launch ticket opens nothing. Screenshots of the view
-(betting and result in English, the result in Farsi, right to left) are kept as test
-artefacts in `.local/artefacts/browser/`."""
+then voided refunds every bet; a used launch ticket opens nothing. Amounts show each
+currency's own decimals (VND, KWD, JPY on the view; every currency the wallet accepts through
+the page's own formatter), and the view links to the rules in the session's language with the
+table's own pay table. Screenshots of the view (betting and result in English, the result in
+Farsi, right to left) are kept as test artefacts in `.local/artefacts/browser/`."""
 
 from __future__ import annotations
 
 import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.async_api import Page, WebSocketRoute, expect
+
+from teenpatti.currencies import minor_units
+from teenpatti.engine import PUBLISHED_PAY_TABLE
+from teenpatti.engine.paytable import pay_table_to_mapping
 
 from .system import Front
 
@@ -399,4 +407,141 @@ async def test_a_paused_then_cancelled_round_refunds_every_bet_and_says_so_in_ja
         assert bet["returned"] == bet["stake"] == 500
     assert await front.studio.balance(OPERATOR, player) == before
     await expect(page.get_by_test_id("balance")).to_have_text(inr(before))
+    await front.studio.close_table(table_id)
+
+
+# ------------------------------------------------------------------ currencies and the rules
+def american(minor: int, decimals: int) -> str:
+    """`minor` units with `decimals` decimals as the rules print amounts: 1,234.56."""
+    sign = "-" if minor < 0 else ""
+    whole, part = divmod(abs(minor), 10**decimals)
+    return f"{sign}{whole:,}" + (f".{part:0{decimals}d}" if decimals else "")
+
+
+def priced(minimum: int, maximum: int) -> dict[str, dict[str, int]]:
+    return {bet_type: {"min": minimum, "max": maximum} for bet_type in BET_TYPES}
+
+
+async def open_table_as_approved(
+    front: Front, table_id: str, limits: dict[str, Any], paytable: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """A new table with these limits and pay table; what takes a second supervisor (a pay
+    table other than the published one) is approved by supervisor-2. Its state."""
+    opened = await front.http.post(
+        f"{front.services.table}/tables",
+        headers={"X-Api-Key": front.supervisor_key},
+        json={
+            "table_id": table_id,
+            "name": f"Table {table_id}",
+            "betting_seconds": 30,
+            "result_pause_seconds": 5,
+            "limits": limits,
+            **({"paytable": paytable} if paytable is not None else {}),
+        },
+    )
+    assert opened.status_code in (201, 202), opened.text
+    if opened.status_code == 201:
+        return dict(opened.json())
+    change = opened.json()["pending_change"]["change_id"]
+    approved = await front.http.post(
+        f"{front.services.table}/tables/{table_id}/changes/{change}/approve",
+        headers={"X-Api-Key": front.second_supervisor_key},
+    )
+    assert approved.status_code == 200, approved.text
+    return dict(approved.json())
+
+
+async def test_amounts_show_each_currencys_own_decimals_vnd_kwd_and_jpy(
+    front: Front, page: Page
+) -> None:
+    table_id = new_table()
+    # dong and yen have no minor unit, the Kuwaiti dinar's is a thousandth
+    limits = {
+        "VND": priced(10_000, 50_000_000),
+        "KWD": priced(100, 500_000),
+        "JPY": priced(100, 1_000_000),
+    }
+    await open_table_as_approved(front, table_id, limits)
+    shown = {
+        "VND": ("123,456 VND", "10,000 VND – 50,000,000 VND", "10,000 VND"),
+        "KWD": ("123.456 KWD", "0.100 KWD – 500.000 KWD", "0.100 KWD"),
+        "JPY": ("123,456 JPY", "100 JPY – 1,000,000 JPY", "100 JPY"),
+    }
+    for currency, (balance, range_, chip) in shown.items():
+        player = f"pv-{currency.lower()}-{uuid.uuid4().hex[:6]}"
+        await page.goto(
+            await front.open_session(OPERATOR, player, currency, table_id, deposit=123_456)
+        )
+        await expect(page.get_by_test_id("balance")).to_have_text(balance, timeout=WAIT_MS)
+        for bet_type in BET_TYPES:
+            await expect(page.get_by_test_id(f"spot-{bet_type}")).to_contain_text(range_)
+        await expect(page.get_by_role("radio", name=chip, exact=True)).to_have_count(1)
+    await front.studio.close_table(table_id)
+
+
+# the page's own formatter (money.js, as the page loaded it) over amounts of every currency
+FORMAT_EVERY_CURRENCY = """async ([amounts]) => {
+  const money = await import("/static/js/money.js");
+  const shown = {};
+  for (const code of Object.keys(money.currencies())) {
+    shown[code] = amounts.map((minor) => money.formatMoney(BigInt(minor), code));
+  }
+  return shown;
+}"""
+
+
+async def test_every_currency_the_wallet_accepts_is_shown_with_its_minor_unit(
+    front: Front, page: Page
+) -> None:
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    # the player view without a session: it says so, with money.js loaded as for a player
+    await page.goto(f"{front.url}/play/{new_table()}")
+    await expect(page.get_by_test_id("fatal")).to_be_visible(timeout=WAIT_MS)
+    amounts = [123_456, 0, 5, -1_234_567, 9_007_199_254_740_993]
+    shown = await page.evaluate(FORMAT_EVERY_CURRENCY, [[str(minor) for minor in amounts]])
+    expected = {
+        code: [f"{american(minor, decimals)} {code}" for minor in amounts]
+        for code, decimals in minor_units().items()
+    }
+    assert shown == expected
+    assert shown["VND"][0] == "123,456 VND" and shown["IQD"][0] == "123.456 IQD"
+    assert errors == []
+
+
+async def test_the_rules_link_opens_the_rules_in_the_sessions_language_with_the_tables_pay_table(
+    front: Front, page: Page, screenshot: Screenshot
+) -> None:
+    table_id = new_table()
+    house = replace(PUBLISHED_PAY_TABLE, name=f"house-{table_id}", tie=Fraction(45))
+    state = await open_table_as_approved(
+        front, table_id, {CURRENCY: priced(100, 100_000)}, pay_table_to_mapping(house)
+    )
+    assert state["config"]["paytable"]["tie"] == "45"
+    player = f"pv-{uuid.uuid4().hex[:8]}"
+    await page.goto(await front.open_session(OPERATOR, player, CURRENCY, table_id, "ja"))
+    await expect(page.locator("#table")).to_be_visible(timeout=WAIT_MS)
+    await expect(page.get_by_test_id("spot-tie")).to_contain_text("配当 45:1")  # pays 45:1
+
+    link = page.get_by_test_id("rules-link")
+    await expect(link).to_have_text("ゲームルール")
+    await expect(link).to_have_attribute("href", f"/rules/ja?table={table_id}")
+    await screenshot(page, "player-view-ja-rules-link")
+    async with page.context.expect_page(timeout=WAIT_MS) as opening:
+        await link.click()
+    rules = await opening.value
+    await rules.wait_for_load_state()
+    assert await rules.evaluate("document.documentElement.lang") == "ja"
+    await expect(rules.get_by_role("heading", level=1)).to_have_text(
+        "ティーンパティ20-20 ゲームルール"
+    )
+    note = rules.locator("#table-note")
+    await expect(note).to_have_attribute("data-pay-table", "table")
+    await expect(note).to_contain_text(f"Table {table_id}")
+    await expect(rules.locator('.payout[data-line="tie"]')).to_have_text("45:1")
+    await expect(rules.locator('.payout[data-line="player_a"]')).to_have_text("0.95:1")
+    # another language keeps the table
+    await rules.locator('nav a[hreflang="ru"]').click()
+    await expect(rules.locator('.payout[data-line="tie"]')).to_have_text("45:1", timeout=WAIT_MS)
+    assert rules.url.endswith(f"/rules/ru?table={table_id}")
     await front.studio.close_table(table_id)

@@ -1,7 +1,9 @@
 """The rules pages in a real browser (Debian's Chromium, headless): each of the five languages
 shows its own title, the published pay figures and its hand names; the Farsi page is laid out
 right to left; Thai, Persian and Japanese text is drawn with real glyphs, not the boxes a
-browser draws for a character no installed font has; a screenshot of each page is kept.
+browser draws for a character no installed font has; a screenshot of each page is kept. A
+table's page whose table cannot be read shows the published pay figures and says so (a
+table's own pay figures, through the player view's link: test_player_view.py).
 
 The rules pages need nothing but the web front, so this module starts only that (a process on
 a free port) and not the whole system.
@@ -185,6 +187,27 @@ async def test_each_language_shows_its_rules_pay_figures_and_hand_names(
     assert errors == []  # the CSP refused nothing: no inline script or style on the page
     path = await screenshot(page, f"rules-{lang}")
     assert path.stat().st_size > 0
+
+
+async def test_a_table_that_cannot_be_read_shows_the_published_pay_table_and_says_so(
+    web_front: str, page: Page, screenshot: Screenshot
+) -> None:
+    # this web front runs alone: no table service answers it, and no table has this id
+    errors = await _open(page, f"{web_front}/rules/fa?table=no-such-table")
+    note = page.locator("#table-note")
+    await expect(note).to_have_attribute("data-pay-table", "published")
+    await expect(note).to_have_text(
+        rules_text("fa").table_notes.published.format(table="no-such-table")
+    )
+    shown = await page.locator(".payout").evaluate_all(
+        "spans => Object.fromEntries(spans.map(span => [span.dataset.line, span.textContent]))"
+    )
+    assert shown["tie"] == ODDS_AS_WRITTEN["fa"].format(odds_figure(PUBLISHED_PAY_TABLE.tie))
+    for other in LANGUAGES:
+        link = page.locator(f'nav a[hreflang="{other}"]')
+        await expect(link).to_have_attribute("href", f"/rules/{other}?table=no-such-table")
+    assert errors == []
+    await screenshot(page, "rules-fa-unknown-table")
 
 
 @pytest.mark.viewport(1280, 900)  # the title on one line, with room beside it

@@ -5,11 +5,20 @@ from __future__ import annotations
 import asyncio
 import itertools
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
 import httpx
 
-from teenpatti_tools.simulator import BET_TYPES, OPERATOR_KEYS, SUPERVISOR_KEY, Endpoints
+from teenpatti_tools.simulator import (
+    BET_TYPES,
+    OPERATOR_KEYS,
+    SUPERVISOR_KEY,
+    Endpoints,
+    ScannerSecret,
+    enrol_device,
+    gateway_post,
+)
 
 CURRENCY = "INR"
 LIMITS = {CURRENCY: {bet: {"min": 100, "max": 100_000} for bet in BET_TYPES}}
@@ -33,6 +42,9 @@ class Studio:
     async def open_table(
         self, table_id: str, *, betting_seconds: float = 1.5, result_pause_seconds: float = 0.5
     ) -> None:
+        """The table open with its scanner, enrolled first: its rounds start at once, and a
+        device change waits while one is dealt."""
+        await self.enrol(table_id)
         response = await self.http.post(
             f"{self.urls.table}/tables",
             headers={"X-Api-Key": SUPERVISOR_KEY},
@@ -44,14 +56,29 @@ class Studio:
                 "limits": LIMITS,
             },
         )
-        assert response.status_code in (200, 201), response.text
-        device = await self.http.post(
-            f"{self.urls.scanner}/devices",
-            headers={"X-Api-Key": SUPERVISOR_KEY},
-            json={"device_id": f"scanner-{table_id}", "table_id": table_id},
-        )
-        assert device.status_code in (200, 201), device.text
-        self.devices[table_id] = (device.json()["device_id"], device.json()["credential"])
+        assert response.status_code in (200, 201, 202), response.text
+        if response.status_code == 202:  # new terms: the second supervisor approves (0086)
+            change_id = response.json()["pending_change"]["change_id"]
+            approved = await self.http.post(
+                f"{self.urls.table}/tables/{table_id}/changes/{change_id}/approve",
+                headers={"X-Api-Key": SECOND_SUPERVISOR_KEY},
+            )
+            assert approved.status_code == 200, approved.text
+
+    async def enrol(self, table_id: str, device_id: str | None = None) -> tuple[str, str]:
+        """The table's scanner from now on, as a studio registers one (docs/decisions/0085):
+        the device makes its credential, one supervisor proposes it by its hash, the second
+        approves it by its fingerprint. The device and its credential."""
+        device_id = device_id or f"scanner-{table_id}"
+        secret = ScannerSecret()
+        approved = await enrol_device(self.gateway_post, device_id, table_id, secret)
+        assert approved.status_code == 200, approved.text
+        self.devices[table_id] = (device_id, secret.credential)
+        return self.devices[table_id]
+
+    async def gateway_post(self, path: str, key: str, body: Mapping[str, Any]) -> httpx.Response:
+        """A supervisor's POST to the scanner gateway."""
+        return await gateway_post(self.http, self.urls.scanner)(path, key, body)
 
     async def command(
         self, table_id: str, action: str, reason: str = "e2e", *, key: str = SUPERVISOR_KEY

@@ -445,3 +445,51 @@ async def test_a_viewer_key_reads_and_changes_nothing(front: Front) -> None:
         refused = await http.request(method, url, headers=headers, json=body)
         problem(refused, 403, "forbidden")
     await front.studio.close_table(table_id)
+
+
+# ------------------------------------------------------- the front's own refusals
+async def test_a_key_the_table_refuses_is_the_fronts_fault_not_the_players(front: Front) -> None:
+    table_id = table()
+    await front.studio.open_table(table_id, betting_seconds=30)
+    launched = await session(front, table_id)
+    app = create_app(
+        WebSettings(
+            table_url=front.services.table,
+            scanner_url=front.services.scanner,
+            wallet_url=front.services.wallet,
+            settlement_url=front.services.settlement,
+            api_key=SecretStr("a-key-nobody-issued"),
+        )
+    )
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://web") as web,
+    ):
+        answer = await web.get(
+            "/api/play/table", headers={"Authorization": f"Session {launched['session_token']}"}
+        )
+    body = problem(answer, 502, "upstream_refused")
+    assert body["service"] == "table"
+    await front.studio.close_table(table_id)
+
+
+async def test_a_demo_that_cannot_fund_its_player_says_what_failed(front: Front) -> None:
+    table_id = table()
+    await front.studio.open_table(table_id, betting_seconds=30)
+    # the wallet's address points at the settlement service: it has no balances to read
+    app = create_app(
+        WebSettings(
+            table_url=front.services.table,
+            scanner_url=front.services.scanner,
+            wallet_url=front.services.settlement,
+            settlement_url=front.services.settlement,
+        )
+    )
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://web") as web,
+    ):
+        answer = await web.get("/demo/play", params={"table": table_id})
+    body = problem(answer, 502, "demo_failed")
+    assert "read the balance" in body["detail"]
+    await front.studio.close_table(table_id)

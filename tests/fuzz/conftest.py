@@ -18,6 +18,7 @@ from contextlib import asynccontextmanager
 import httpx
 import pytest
 from fastapi import FastAPI
+from pydantic import SecretStr
 
 from scanner_gateway.app import create_app as create_scanner
 from scanner_gateway.config import ScannerSettings
@@ -27,6 +28,7 @@ from table_service.app import create_app as create_table
 from table_service.config import TableSettings
 from teenpatti.migrations import migrate_service
 from teenpatti.settings import InfrastructureSettings
+from teenpatti_tools.simulator import STUDIO_API_KEYS
 from tests.integration.services import topics_ready
 from wallet_service.app import create_app as create_wallet
 from wallet_service.config import WalletSettings
@@ -89,6 +91,8 @@ async def scanner_settings(settings: InfrastructureSettings, database_name: str)
             **settings.model_dump(),
             "scanner_database": database_name,
             "verdict_timeout_seconds": 0.2,
+            # a second supervisor approves a device (docs/decisions/0085)
+            "api_keys": SecretStr(STUDIO_API_KEYS),
         }
     )
 

@@ -35,6 +35,7 @@ from teenpatti.events.catalog import (
     SlipBet,
 )
 from teenpatti.settings import InfrastructureSettings
+from teenpatti_tools.simulator import ScannerSecret, enrol_device, gateway_post
 from tests.integration.services import publish
 from tests.integration.wallet.helpers import LIMITS, OPERATOR_1, deposit, open_round, place
 from wallet_service.config import WalletSettings
@@ -227,11 +228,10 @@ async def test_scanner_gateway_parks_garbage(
     scanner_settings: ScannerSettings, scanner_app: App
 ) -> None:
     _, client = scanner_app
-    registered = await client.post(
-        "/devices", json={"device_id": "D1", "table_id": "T1"}, headers=SUPERVISOR
-    )
-    assert registered.status_code == 201, registered.text
-    device = {"X-Device-Id": "D1", "Authorization": f"Bearer {registered.json()['credential']}"}
+    secret = ScannerSecret()
+    registered = await enrol_device(gateway_post(client), "D1", "T1", secret)
+    assert registered.status_code == 200, registered.text
+    device = {"X-Device-Id": "D1", "Authorization": f"Bearer {secret.credential}"}
     read = {"read": "AS", "table_id": "T1", "sequence": 1}
     pending = await client.post("/scans", json=read, headers=device)
     assert pending.status_code == 202, pending.text  # no table in this test

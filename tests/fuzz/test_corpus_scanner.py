@@ -18,6 +18,7 @@ import pytest
 from fastapi import FastAPI
 
 from scanner_gateway.config import ScannerSettings
+from teenpatti_tools.simulator import ScannerSecret, enrol_device, gateway_post
 
 from .hostile import connect, problem_mismatch, stored_events
 from .report import record
@@ -197,12 +198,10 @@ async def test_hostile_reads_and_credentials(
     _, client = scanner_app
 
     async def register(device_id: str, table_id: str) -> str:
-        response = await client.post(
-            "/devices", json={"device_id": device_id, "table_id": table_id}, headers=SUPERVISOR
-        )
-        assert response.status_code == 201, response.text
-        credential: str = response.json()["credential"]
-        return credential
+        secret = ScannerSecret()
+        approved = await enrol_device(gateway_post(client), device_id, table_id, secret)
+        assert approved.status_code == 200, approved.text
+        return secret.credential
 
     old = await register("D1", "T1")
     current = await register("D1", "T1")  # rotated: `old` stops working

@@ -8,6 +8,8 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
+from teenpatti_tools.simulator import ScannerSecret, enrol_device, gateway_post
+
 from .harness import Tally, fuzz
 from .report import REPORT
 
@@ -52,14 +54,10 @@ async def test_table_api(table_app: App) -> None:
 
 async def test_scanner_gateway_api(scanner_app: App) -> None:
     app, client = scanner_app
-    registered = await client.post(
-        "/devices", json={"device_id": "fuzz-device", "table_id": "T1"}, headers=SUPERVISOR
-    )
-    assert registered.status_code == 201, registered.text
-    device = {
-        "X-Device-Id": "fuzz-device",
-        "Authorization": f"Bearer {registered.json()['credential']}",
-    }
+    secret = ScannerSecret()
+    registered = await enrol_device(gateway_post(client), "fuzz-device", "T1", secret)
+    assert registered.status_code == 200, registered.text
+    device = {"X-Device-Id": "fuzz-device", "Authorization": f"Bearer {secret.credential}"}
 
     def credentials(method: str, path: str) -> Mapping[str, str] | None:
         if path in PROBES:

@@ -1,5 +1,6 @@
 """The table service and the scanner gateway under uvicorn in this process, on databases of
-their own and the test's topics: what the scanner's hostile tests and the log test run on."""
+their own and the test's topics, with the development keys and a second supervisor's: what
+the scanner's hostile tests and the log test run on."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 from uuid import uuid4
 
 import asyncpg
+from pydantic import SecretStr
 
 from scanner_gateway.app import create_app as create_gateway
 from scanner_gateway.config import ScannerSettings
@@ -19,12 +21,18 @@ from table_service.app import create_app as create_table
 from table_service.config import TableSettings
 from teenpatti.settings import InfrastructureSettings
 from teenpatti_tools.databases import create_database, drop_database, service_roles
-from teenpatti_tools.simulator import SUPERVISOR_KEY, Endpoints
+from teenpatti_tools.simulator import (
+    SECOND_SUPERVISOR_KEY,
+    STUDIO_API_KEYS,
+    SUPERVISOR_KEY,
+    Endpoints,
+)
 from tests.e2e.driver import Studio
 from tests.integration.services import topics_ready
 from tests.integration.table.helpers import serving
 
 SUPERVISOR = {"X-Api-Key": SUPERVISOR_KEY}
+SUPERVISOR_2 = {"X-Api-Key": SECOND_SUPERVISOR_KEY}
 
 
 @dataclass
@@ -65,7 +73,7 @@ async def table_and_gateway(
         await create_database(settings, name, users=service_roles(settings))
     try:
         await topics_ready(settings)
-        base = settings.model_dump()
+        base = settings.model_dump() | {"api_keys": SecretStr(STUDIO_API_KEYS)}
         table = create_table(TableSettings(**base, table_database=names["table"]))
         gateway = create_gateway(ScannerSettings(**base, scanner_database=names["scanner"]))
         async with AsyncExitStack() as stack:

@@ -16,6 +16,7 @@ import pytest
 
 from teenpatti.events.catalog import SCANNER_EVENTS, CardScanned
 from teenpatti.settings import InfrastructureSettings
+from teenpatti_tools.simulator import ScannerSecret, enrol_device
 from tests.integration.services import publish
 
 from .scanning import SUPERVISOR, Scanning, dealing, device_heard, table_and_gateway
@@ -208,23 +209,24 @@ async def test_a_rotated_or_revoked_credential_used_again_is_refused(
     scanning: Scanning,
 ) -> None:
     table_id = table()
-    await scanning.studio.open_table(table_id)
-    round_id = await dealing(scanning, table_id)
+    await scanning.studio.open_table(table_id, betting_seconds=3.0)
     device_id, old = scanning.studio.devices[table_id]
     http, gateway = scanning.studio.http, f"http://{scanning.gateway_address}"
 
-    rotated = await http.post(f"{gateway}/devices/{device_id}/rotate", headers=SUPERVISOR)
+    # a new credential the device made, approved by two supervisors while bets are taken
+    new = ScannerSecret()
+    rotated = await enrol_device(scanning.studio.gateway_post, device_id, None, new)
     assert rotated.status_code == 200, rotated.text
-    new = rotated.json()["credential"]
+    round_id = await dealing(scanning, table_id)
     stale = await scanning.studio.scan(table_id, "AH", device=(device_id, old))
     assert (stale.status_code, stale.json()["code"]) == (401, "bad_credential")
-    await deal_one(scanning, table_id, "KH", device=(device_id, new))
+    await deal_one(scanning, table_id, "KH", device=(device_id, new.credential))
 
     revoked = await http.post(
         f"{gateway}/devices/{device_id}/revoke", json={"reason": "lost"}, headers=SUPERVISOR
     )
     assert revoked.status_code == 200, revoked.text
-    for credential in (old, new):
+    for credential in (old, new.credential):
         refused = await scanning.studio.scan(table_id, "QH", device=(device_id, credential))
         assert refused.status_code == 401, refused.text
         assert refused.json()["code"] in ("bad_credential", "revoked_device")
@@ -238,23 +240,15 @@ async def test_a_rotated_or_revoked_credential_used_again_is_refused(
         sequence=10**15,
         card="JH",
     )
-
-    # a new device for the table: the one active device from now on
-    registered = await http.post(
-        f"{gateway}/devices",
-        json={"device_id": f"spare-{table_id}", "table_id": table_id},
-        headers=SUPERVISOR,
-    )
-    assert registered.status_code == 201, registered.text
-    spare = (f"spare-{table_id}", registered.json()["credential"])
-    await deal_one(scanning, table_id, "10H", device=spare)
-
-    assert await dealt_cards(scanning, table_id, round_id) == ["KH", "10H"]
-    refused = (await refusals(scanning, table_id))[str(behind_its_back)]
+    refused = await scanning.studio.wait_for(table_id, "CardRefused", scan_id=str(behind_its_back))
     assert (refused["reason"], refused["card"]) == ("unregistered_device", None)
+    assert await dealt_cards(scanning, table_id, round_id) == ["KH"]
+
     registrations = await scanning.gateway_events(f"device-{device_id}")
     assert [t for t, _ in registrations] == [
+        "DeviceChangeProposed",
         "DeviceRegistered",
+        "DeviceChangeProposed",
         "DeviceCredentialRotated",
         "DeviceRevoked",
     ]

@@ -18,7 +18,7 @@ from websockets.exceptions import ConnectionClosed
 
 from teenpatti.observability.logs import LogHandler
 from teenpatti.settings import InfrastructureSettings
-from teenpatti_tools.simulator import SUPERVISOR_KEY
+from teenpatti_tools.simulator import SUPERVISOR_KEY, ScannerSecret, enrol_device
 
 from .scanning import SUPERVISOR, dealing, table_and_gateway
 
@@ -57,9 +57,15 @@ async def test_no_key_credential_or_ticket_is_ever_logged(
         studio, http = scanning.studio, scanning.studio.http
         table = f"http://{scanning.table_address}"
         gateway = f"http://{scanning.gateway_address}"
-        await studio.open_table(table_id)
-        device_id, credential = studio.devices[table_id]
-        secrets.add(credential)
+        await studio.open_table(table_id, betting_seconds=3)
+        device_id, first = studio.devices[table_id]
+        # rotation, while bets are taken: a credential the device made, two supervisors
+        rotated = ScannerSecret()
+        approved = await enrol_device(studio.gateway_post, device_id, None, rotated)
+        assert approved.status_code == 200, approved.text
+        credential = rotated.credential
+        studio.devices[table_id] = (device_id, credential)
+        secrets.update({first, credential, rotated.credential_hash})
         await dealing(scanning, table_id)
 
         # reads: good, refused, with a wrong credential, replayed
@@ -76,16 +82,13 @@ async def test_no_key_credential_or_ticket_is_ever_logged(
             assert answer["status"] in ("registered", "pending"), answer
         assert await closed_code(f"{stream}?credential={credential}") == 1008
 
-        # rotation and revocation
-        rotated = await http.post(f"{gateway}/devices/{device_id}/rotate", headers=SUPERVISOR)
-        assert rotated.status_code == 200, rotated.text
-        secrets.add(rotated.json()["credential"])
-        await studio.scan(table_id, "3C", device=(device_id, credential))  # the old one
+        # the credential before the rotation, then revocation
+        await studio.scan(table_id, "3C", device=(device_id, first))
         revoked = await http.post(
             f"{gateway}/devices/{device_id}/revoke", json={"reason": "test"}, headers=SUPERVISOR
         )
         assert revoked.status_code == 200, revoked.text
-        await studio.scan(table_id, "4C", device=(device_id, rotated.json()["credential"]))
+        await studio.scan(table_id, "4C", device=(device_id, credential))
 
         # the feed: a key in a header, a ticket used, used again, another table's, forged
         feed = f"ws://{scanning.table_address}/tables/{table_id}/feed"

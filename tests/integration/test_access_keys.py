@@ -28,6 +28,7 @@ from teenpatti.eventsourcing import AsyncpgEventStore
 from teenpatti.http import ApiKeys, install_problem_handlers
 from teenpatti.kernel.problems import Problem, problems_router
 from teenpatti.settings import InfrastructureSettings
+from teenpatti_tools.simulator import ScannerSecret, enrol_device, gateway_post
 from tests.integration.access import issue_key, keys_cli
 from tests.integration.services import running, topics_ready
 
@@ -213,7 +214,9 @@ async def test_the_gateway_keeps_a_scoped_supervisor_to_the_devices_of_its_table
     gateway_settings = ScannerSettings(
         **{
             **settings.model_dump(),
-            "api_keys": SecretStr("sup-1:supervisor:test-supervisor-key"),
+            "api_keys": SecretStr(
+                "sup-1:supervisor:test-supervisor-key,sup-2:supervisor:test-supervisor-2-key"
+            ),
             "scanner_database": database_name,
             "access_database": access_database,
         }
@@ -223,27 +226,35 @@ async def test_the_gateway_keeps_a_scoped_supervisor_to_the_devices_of_its_table
         monkeypatch, access_database, "erin", "supervisor", "--tables", "T01"
     )
     async with running(create_gateway(gateway_settings)) as client:
-        mine = await client.post(
-            "/devices", json={"device_id": "d-1", "table_id": "T01"}, headers={"X-Api-Key": scoped}
+        post = gateway_post(client)
+        # a device takes two supervisors (docs/decisions/0085): one proposes, another approves
+        for device_id, table_id, proposer in (("d-1", "T01", scoped), ("d-2", "T02", None)):
+            keys = (proposer or "test-supervisor-key", "test-supervisor-2-key")
+            approved = await enrol_device(post, device_id, table_id, ScannerSecret(), keys=keys)
+            assert approved.status_code == 200, approved.text
+        waiting = await post(
+            "/devices/d-2/rotate", "test-supervisor-key", {"credential_hash": "ab" * 32}
         )
-        assert mine.status_code == 201, mine.text
-        other = await client.post(
-            "/devices", json={"device_id": "d-2", "table_id": "T02"}, headers=configured
-        )
-        assert other.status_code == 201, other.text
+        assert waiting.status_code == 202, waiting.text
+        change = waiting.json()["change_id"]
 
         as_scoped = {"X-Api-Key": scoped}
+        hashed = {"credential_hash": "cd" * 32}
         for path, body in (
-            ("/devices", {"device_id": "d-3", "table_id": "T02"}),
-            ("/devices", {"device_id": "d-2", "table_id": "T01"}),  # a move acts on T02 too
-            ("/devices/d-2/rotate", None),
+            ("/devices", {"device_id": "d-3", "table_id": "T02", **hashed}),
+            ("/devices", {"device_id": "d-2", "table_id": "T01", **hashed}),  # a move: T02 too
+            ("/devices/d-2/rotate", hashed),
             ("/devices/d-2/revoke", {"reason": "x"}),
+            (f"/devices/changes/{change}/approve", {"fingerprint": "abab-abab-abab-abab"}),
+            (f"/devices/changes/{change}/reject", {"reason": "x"}),
         ):
             response = await client.post(path, json=body, headers=as_scoped)
             assert (response.status_code, response.json()["code"]) == (403, "table_not_in_scope")
 
         listed = await client.get("/devices", headers={"X-Api-Key": scoped})
         assert [d["device_id"] for d in listed.json()] == ["d-1"]
+        changes = await client.get("/devices/changes", headers={"X-Api-Key": scoped})
+        assert changes.json() == []  # T02's rotation is not theirs to see
         everything = await client.get("/devices", headers=configured)
         devices = {d["device_id"]: d for d in everything.json()}
         assert set(devices) == {"d-1", "d-2"}  # d-3 was never registered

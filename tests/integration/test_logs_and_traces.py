@@ -24,6 +24,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind
+from pydantic import SecretStr
 
 from scanner_gateway.app import create_app as create_gateway
 from scanner_gateway.config import ScannerSettings
@@ -36,7 +37,7 @@ from teenpatti.migrations import migrate_service
 from teenpatti.observability.logs import LogHandler
 from teenpatti.settings import InfrastructureSettings
 from teenpatti_tools.databases import create_database, drop_database, service_roles
-from teenpatti_tools.simulator import Endpoints
+from teenpatti_tools.simulator import STUDIO_API_KEYS, Endpoints
 from tests.e2e.driver import Studio
 from tests.integration.services import publish, topics_ready
 from tests.integration.table.helpers import new_table_id, serving, table_body
@@ -165,7 +166,8 @@ async def four_services(
         for name in names.values():
             await create_database(infrastructure, name, users=service_roles(infrastructure))
         await topics_ready(settings)
-        base = settings.model_dump()
+        # with a second supervisor, who approves the table's scanner (docs/decisions/0085)
+        base = settings.model_dump() | {"api_keys": SecretStr(STUDIO_API_KEYS)}
         apps = {
             "table": create_table(TableSettings(**base, table_database=names["table"])),
             "scanner-gateway": create_gateway(

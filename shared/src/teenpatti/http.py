@@ -12,6 +12,7 @@ import hmac
 import json
 import logging
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import asyncpg
@@ -186,6 +187,8 @@ class KeyHolder:
     role: str  # "operator", "supervisor", "dealer", "viewer"
     key_id: str | None = None  # a key of the access database's; None: a configured key
     tables: frozenset[str] | None = None  # the tables it may act on; None: every table
+    # a configured key's expiry (None: none); a database key's is on its row
+    expires_at: datetime | None = None
 
     def may_act_on(self, table_id: str) -> bool:
         return self.tables is None or table_id in self.tables
@@ -258,18 +261,20 @@ def hash_key(key: str) -> str:
 
 
 class ApiKeys:
-    """API keys from a setting like `op-1:operator:KEY,alice:supervisor:KEY2`; kept hashed.
-    Their holders may act on every table."""
+    """API keys from a setting like `op-1:operator:KEY,alice:supervisor:KEY2:tables=T01`
+    (`teenpatti.access.keys.parse_configured_key`); kept hashed. A holder may act on the
+    tables its entry names (every table when none), until its entry's expiry."""
 
     def __init__(self, spec: str) -> None:
+        # imported here: the access package imports this module
+        from teenpatti.access.keys import parse_configured_key
+
         self._holders: dict[str, KeyHolder] = {}
         for entry in filter(None, (part.strip() for part in spec.split(","))):
-            name, role, key = entry.split(":", 2)
-            if not (name and role and key):
-                raise ValueError(
-                    f"bad API key entry {entry.split(':', 1)[0]!r}: need name:role:key"
-                )
-            self._holders[hash_key(key)] = KeyHolder(name, role)
+            parsed = parse_configured_key(entry)  # a ValueError naming the holder
+            self._holders[hash_key(parsed.key)] = KeyHolder(
+                parsed.holder, parsed.role, tables=parsed.tables, expires_at=parsed.expires_at
+            )
 
     def find(self, key: str) -> KeyHolder | None:
         """The holder of `key`, if it is one of these (every digest compared in constant
@@ -280,3 +285,10 @@ class ApiKeys:
             if hmac.compare_digest(known, digest):
                 found = holder
         return found
+
+    def holds(self, holder: KeyHolder) -> bool:
+        """Whether one of these keys is `holder`'s (same name, role, tables and expiry)."""
+        return holder in self._holders.values()
+
+    def __len__(self) -> int:
+        return len(self._holders)

@@ -7,13 +7,14 @@ public, so outside development (`TP_ENV`) a process that connects refuses them:
 Each field's description is its entry in docs/configuration.md (`make contracts`).
 """
 
+import ipaddress
 import ssl
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Self
 from urllib.parse import quote, urlencode
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -268,9 +269,9 @@ class InfrastructureSettings(BaseSettings):
         ge=0,
         le=1_000_000,
         description="Requests per second one client address may make to one instance (with or"
-        " without a key), sustained; 0: no limit per address. The address is the one the"
-        " ASGI server reports: behind a proxy, start uvicorn with `--proxy-headers` and"
-        " `--forwarded-allow-ips` naming the proxy, or every caller shares its address.",
+        " without a key), sustained; 0: no limit per address. The address is the socket's"
+        " peer, or the one a proxy of `TP_TRUSTED_PROXIES` names; an IPv6 address counts by"
+        " its /64.",
     )
     rate_limit_address_burst: int = Field(
         default=2000,
@@ -278,6 +279,23 @@ class InfrastructureSettings(BaseSettings):
         le=1_000_000,
         description="How many requests one client address may make at once above its rate.",
     )
+    trusted_proxies: str = Field(
+        default="",
+        description="The proxies whose `X-Forwarded-For` a service believes, comma-separated"
+        " addresses or CIDR networks: the web front's, a balancer's. From such a peer the"
+        " client address is the right-most entry of `X-Forwarded-For` that is not one of them,"
+        " and a key is counted per key and client address (the web front's one key serves"
+        " every player: docs/decisions/0087-limits-at-the-web-front.md). Empty: none, every"
+        " caller is its socket's peer, and behind a proxy every caller shares its address.",
+    )
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _networks(cls, value: str) -> str:
+        for entry in filter(None, (part.strip() for part in value.split(","))):
+            ipaddress.ip_network(entry, strict=False)  # a ValueError names the entry
+        return value
+
     pg_statement_timeout_ms: int = Field(
         default=15_000,
         ge=0,
@@ -340,11 +358,24 @@ class InfrastructureSettings(BaseSettings):
         default=SecretStr(DEVELOPMENT_API_KEYS),
         description="Who may call the HTTP APIs beside the keys of the access database"
         " (`TP_ACCESS_DATABASE`), `name:role:key,...`: each entry a holder's name, its role"
-        " (`operator`, `supervisor`, `dealer` or `viewer`) and its key, for every table; a"
-        " request's operator id is its key's holder, and only the keys' hashes are kept. The"
+        " (`operator`, `supervisor`, `dealer` or `viewer`) and its key, then optionally"
+        " `:tables=T01|T02` (a supervisor's or a dealer's: only those tables; else every"
+        " table) and `:expires=<ISO 8601 time>` (refused from then on), last; a"
+        " request's operator id is its key's holder, and only the keys' hashes are kept. Read"
+        " once, at start: a key that may have to be withdrawn without a restart belongs in"
+        " `TP_API_KEYS_FILE` or the access database. The"
         " default holds development keys of `operator-1`, `operator-2`, `supervisor-1`,"
         " `dealer-1` and `web` (the web front's viewer key), refused outside development"
         " (`TP_ENV`) as is any of those keys in another value.",
+    )
+    api_keys_file: str = Field(
+        default="",
+        description="A file of more keys like `TP_API_KEYS`'s, one per line (or comma-separated;"
+        " a line that starts with `#` is a comment), read again when it changes, checked every"
+        " `TP_ACCESS_CACHE_SECONDS` (at least every second): a line removed or changed takes"
+        " effect without a restart, as a revocation of the access database does; a mounted"
+        " Kubernetes Secret is such a file. A line that cannot be read stops the start, and is"
+        " skipped (logged) when the file is read again. Empty: none.",
     )
     access_database: str = Field(
         default="tp_access",
@@ -420,13 +451,18 @@ class InfrastructureSettings(BaseSettings):
             elif name != "api_keys" and value.get_secret_value().startswith(PLACEHOLDER):
                 found.append(f"{variable} is still the placeholder of deploy/docker/.env.example")
         keys = self.api_keys.get_secret_value()
+        given = []
         if "api_keys" in self.model_fields_set and keys != DEVELOPMENT_API_KEYS:
-            development = {key for _, key in _keys(DEVELOPMENT_API_KEYS)}
-            for holder, key in _keys(keys):
+            given.append(("TP_API_KEYS", keys))
+        if self.api_keys_file:
+            given.append(("TP_API_KEYS_FILE", _keys_file(self.api_keys_file)))
+        development = {key for _, key in development_keys()}
+        for variable, spec in given:
+            for holder, key in _keys(spec):
                 if key in development:
-                    found.append(f"TP_API_KEYS gives {holder!r} a development key")
+                    found.append(f"{variable} gives {holder!r} a development key")
                 elif key.startswith(PLACEHOLDER):
-                    found.append(f"TP_API_KEYS gives {holder!r} a placeholder key")
+                    found.append(f"{variable} gives {holder!r} a placeholder key")
         return found + self._unauthenticated(redis=redis, kafka=kafka)
 
     def _unauthenticated(self, *, redis: bool, kafka: bool) -> list[str]:
@@ -586,11 +622,26 @@ def _secret_default(field: FieldInfo) -> SecretStr | None:
     return None
 
 
+def development_keys() -> list[tuple[str, str]]:
+    """The holders and keys of `TP_API_KEYS`'s development default."""
+    return _keys(DEVELOPMENT_API_KEYS)
+
+
 def _keys(spec: str) -> list[tuple[str, str]]:
-    """The holders and keys of an API keys setting (`name:role:key,...`); bad entries are left
-    to `teenpatti.http.ApiKeys` to refuse."""
-    entries = (entry.strip().split(":", 2) for entry in spec.split(","))
-    return [(parts[0], parts[2]) for parts in entries if len(parts) == 3]
+    """The holders and keys of an API keys setting (`name:role:key[:...],...`); bad entries
+    are left to `teenpatti.http.ApiKeys` to refuse."""
+    entries = (entry.strip().split(":", 3) for entry in spec.split(","))
+    return [(parts[0], parts[2]) for parts in entries if len(parts) >= 3]
+
+
+def _keys_file(path: str) -> str:
+    """The entries of a keys file as one setting's value; none if it cannot be read (the
+    process then refuses to start on reading it: `teenpatti.access.ConfiguredKeys`)."""
+    try:
+        text = Path(path).read_text()
+    except (OSError, UnicodeDecodeError):
+        return ""
+    return ",".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
 
 
 KafkaConnection = str | Mapping[str, Any]

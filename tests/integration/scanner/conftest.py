@@ -20,6 +20,7 @@ from teenpatti.events import Event, EventEnvelope
 from teenpatti.events.catalog import SCANNER_EVENTS, TABLE_EVENTS, CardScanned
 from teenpatti.migrations import migrate_service
 from teenpatti.settings import InfrastructureSettings
+from teenpatti_tools.simulator import ScannerSecret, enrol_device, gateway_post
 from tests.integration.services import (
     collect,
     count_of,
@@ -30,8 +31,12 @@ from tests.integration.services import (
 )
 
 SUPERVISOR = {"X-Api-Key": "test-supervisor-key"}
+SUPERVISOR_2 = {"X-Api-Key": "test-supervisor-2-key"}
 DEALER = {"X-Api-Key": "test-dealer-key"}
-API_KEYS = "sup-1:supervisor:test-supervisor-key,dealer-1:dealer:test-dealer-key"
+API_KEYS = (
+    "sup-1:supervisor:test-supervisor-key,sup-2:supervisor:test-supervisor-2-key,"
+    "dealer-1:dealer:test-dealer-key"
+)
 
 
 @pytest.fixture
@@ -98,15 +103,25 @@ def read_body(read: str, table_id: str | None = "T1", **more: object) -> dict[st
     return body
 
 
+async def enrol(
+    client: httpx.AsyncClient, device_id: str = "scanner-1", table_id: str | None = "T1"
+) -> str:
+    """The device registered to `table_id` (None: its credential rotated) with a credential
+    it made, proposed by one supervisor and approved by the other; that credential."""
+    secret = ScannerSecret()
+    keys = (SUPERVISOR["X-Api-Key"], SUPERVISOR_2["X-Api-Key"])
+    approved = await enrol_device(gateway_post(client), device_id, table_id, secret, keys=keys)
+    assert approved.status_code == 200, approved.text
+    assert secret.credential not in approved.text
+    return secret.credential
+
+
 async def register(
     client: httpx.AsyncClient, device_id: str = "scanner-1", table_id: str = "T1"
 ) -> dict[str, str]:
     """Register a device; the headers it reads with."""
-    response = await client.post(
-        "/devices", json={"device_id": device_id, "table_id": table_id}, headers=SUPERVISOR
-    )
-    assert response.status_code == 201, response.text
-    return {"X-Device-Id": device_id, "Authorization": f"Bearer {response.json()['credential']}"}
+    credential = await enrol(client, device_id, table_id)
+    return {"X-Device-Id": device_id, "Authorization": f"Bearer {credential}"}
 
 
 async def play_table(

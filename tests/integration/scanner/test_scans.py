@@ -97,9 +97,22 @@ async def test_a_dealt_card_is_registered_and_its_bounce_absorbed(
         ]
         assert "credential" not in listed.text and "hash" not in listed.text
 
-    assert await events_of(store, "device-scanner-1") == [
-        ("DeviceRegistered", {"device_id": "scanner-1", "table_id": "T1", "actor": "sup-1"})
-    ]
+    proposed, registered = await events_of(store, "device-scanner-1")
+    assert registered == (
+        "DeviceRegistered",
+        {
+            "device_id": "scanner-1",
+            "table_id": "T1",
+            "actor": "sup-1",
+            "change_id": proposed[1]["change_id"],
+            "approved_by": "sup-2",
+        },
+    )
+    assert (proposed[0], proposed[1]["kind"], proposed[1]["actor"]) == (
+        "DeviceChangeProposed",
+        "register",
+        "sup-1",
+    )
     reads = await events_of(store, "scans-scanner-1")
     assert [t for t, _ in reads] == ["CardScanned", "ScanRejected"]
     assert reads[1][1]["reason"] == "duplicate_read"
@@ -260,13 +273,18 @@ async def test_garbage_is_a_problem_never_a_server_error(
                 "invalid_request",
             ),
             (
-                await client.post("/devices", json={"device_id": "d", "table_id": "T1"}),
+                await client.post(
+                    "/devices",
+                    json={"device_id": "d", "table_id": "T1", "credential_hash": "ab" * 32},
+                ),
                 401,
                 "missing_api_key",
             ),
             (
                 await client.post(
-                    "/devices", json={"device_id": "d", "table_id": "T1"}, headers=DEALER
+                    "/devices",
+                    json={"device_id": "d", "table_id": "T1", "credential_hash": "ab" * 32},
+                    headers=DEALER,
                 ),
                 403,
                 "forbidden",
@@ -347,4 +365,4 @@ async def test_a_bounce_is_absorbed_across_gateway_instances(
         ("ScanRejected", "duplicate_read"),
     ]
     registered = await events_of(store, "device-scanner-1")
-    assert [t for t, _ in registered] == [DeviceRegistered.event_type]
+    assert [t for t, _ in registered] == ["DeviceChangeProposed", DeviceRegistered.event_type]

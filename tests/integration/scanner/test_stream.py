@@ -17,7 +17,7 @@ from scanner_gateway.config import ScannerSettings
 from teenpatti.events.catalog import CardDealt, CardScanned
 from teenpatti.eventsourcing import AsyncpgEventStore
 
-from .conftest import SUPERVISOR, finish, play_table, read_body, served, wait_ready
+from .conftest import SUPERVISOR, enrol, finish, play_table, read_body, served, wait_ready
 
 
 def deal(scan: CardScanned) -> CardDealt:
@@ -28,15 +28,6 @@ def deal(scan: CardScanned) -> CardDealt:
         card=scan.card,
         scan_id=scan.scan_id,
     )
-
-
-async def credential_of(client: httpx.AsyncClient, device_id: str, table_id: str) -> str:
-    response = await client.post(
-        "/devices", json={"device_id": device_id, "table_id": table_id}, headers=SUPERVISOR
-    )
-    assert response.status_code == 201, response.text
-    credential: str = response.json()["credential"]
-    return credential
 
 
 def bearer(credential: str) -> dict[str, str]:
@@ -71,7 +62,7 @@ async def test_the_stream_answers_each_read_like_post_scans(
         httpx.AsyncClient(base_url=f"http://{address}", timeout=30) as client,
     ):
         await wait_ready(client)
-        credential = await credential_of(client, "scanner-9", "T1")
+        credential = await enrol(client, "scanner-9", "T1")
         url = f"ws://{address}/devices/scanner-9/stream"
         async with connect(url, additional_headers=bearer(credential), open_timeout=30) as ws:
             table = asyncio.create_task(play_table(scanner_settings, deal))
@@ -112,8 +103,9 @@ async def test_the_stream_answers_each_read_like_post_scans(
             binary = await ask(ws, b"\x00\x01")
             assert binary["code"] == "text_expected"
 
-            # a supervisor rotates the credential: the open stream is cut at its next read
-            await credential_of(client, "scanner-9", "T1")
+            # two supervisors give the device a new credential: the open stream is cut at its
+            # next read
+            await enrol(client, "scanner-9", "T1")
             cut = await ask(ws, own("3H"))
             assert (cut["status"], cut["code"]) == (401, "bad_credential")
             assert await closed_with(ws) == 1008
@@ -124,7 +116,7 @@ async def test_the_stream_answers_each_read_like_post_scans(
             assert await closed_with(ws) == 1008
 
         # a credential in the URL authenticates nothing (no secret travels in a URL)
-        current = await credential_of(client, "scanner-9", "T1")
+        current = await enrol(client, "scanner-9", "T1")
         async with connect(f"{url}?credential={current}", open_timeout=30) as ws:
             refused = json.loads(await asyncio.wait_for(ws.recv(), 30))
             assert (refused["code"], refused["detail"]) == (
@@ -164,8 +156,8 @@ async def test_re_registering_rotates_the_credential_and_may_move_the_device(
         httpx.AsyncClient(base_url=f"http://{address}", timeout=30) as client,
     ):
         await wait_ready(client)
-        old = await credential_of(client, "scanner-5", "T1")
-        new = await credential_of(client, "scanner-5", "T2")
+        old = await enrol(client, "scanner-5", "T1")
+        new = await enrol(client, "scanner-5", "T2")
         assert new != old
 
         def headers(credential: str) -> dict[str, str]:
@@ -182,7 +174,7 @@ async def test_re_registering_rotates_the_credential_and_may_move_the_device(
         assert [(d["device_id"], d["table_id"]) for d in listed] == [("scanner-5", "T2")]
 
         # one active device per table: registering another to T2 retires scanner-5
-        replacement = await credential_of(client, "scanner-6", "T2")
+        replacement = await enrol(client, "scanner-6", "T2")
         retired = await client.post("/scans", json=read_body("ZZ", "T2"), headers=headers(new))
         assert (retired.status_code, retired.json()["code"]) == (401, "revoked_device")
         listed = (await client.get("/devices", headers=SUPERVISOR)).json()
@@ -192,15 +184,13 @@ async def test_re_registering_rotates_the_credential_and_may_move_the_device(
         ]
 
         # rotation: a new credential, the old one refused at once
-        rotated = await client.post("/devices/scanner-6/rotate", headers=SUPERVISOR)
-        assert rotated.status_code == 200, rotated.text
-        assert rotated.json()["credential"] != replacement
+        rotated = await enrol(client, "scanner-6", None)
         six = {"X-Device-Id": "scanner-6"}
         old_six = await client.post(
             "/scans", json=read_body("ZZ", "T2"), headers=six | bearer(replacement)
         )
         assert (old_six.status_code, old_six.json()["code"]) == (401, "bad_credential")
-        new_six = six | bearer(rotated.json()["credential"])
+        new_six = six | bearer(rotated)
         fresh = await client.post("/scans", json=read_body("ZZ", "T2"), headers=new_six)
         assert fresh.json()["status"] == "rescan"
 
@@ -215,11 +205,15 @@ async def test_re_registering_rotates_the_credential_and_may_move_the_device(
             "/devices/scanner-6/revoke", json={"reason": "stolen"}, headers=SUPERVISOR
         )
         assert (again.status_code, again.json()["code"]) == (409, "device_revoked")
-        for path in ("/devices/ghost/rotate", "/devices/scanner-6/rotate"):
-            refused = await client.post(path, headers=SUPERVISOR)
-            assert refused.status_code in (404, 409), refused.text
+        new_hash = {"credential_hash": "ab" * 32}
+        for path, code in (
+            ("/devices/ghost/rotate", "unknown_device"),
+            ("/devices/scanner-6/rotate", "device_revoked"),
+        ):
+            refused = await client.post(path, json=new_hash, headers=SUPERVISOR)
+            assert refused.json()["code"] == code, refused.text
         dealer = await client.post(
-            "/devices/scanner-5/rotate", headers={"X-Api-Key": "test-dealer-key"}
+            "/devices/scanner-5/rotate", json=new_hash, headers={"X-Api-Key": "test-dealer-key"}
         )
         assert dealer.status_code == 403
 
@@ -227,13 +221,17 @@ async def test_re_registering_rotates_the_credential_and_may_move_the_device(
         return [(e.event_type, e.payload["table_id"], e.payload.get("reason")) for e in stream]
 
     assert kinds(await store.read_stream("device-scanner-5")) == [
+        ("DeviceChangeProposed", "T1", None),
         ("DeviceRegistered", "T1", None),
+        ("DeviceChangeProposed", "T2", None),
         ("DeviceRevoked", "T1", "moved"),
         ("DeviceRegistered", "T2", None),
         ("DeviceRevoked", "T2", "replaced"),
     ]
     assert kinds(await store.read_stream("device-scanner-6")) == [
+        ("DeviceChangeProposed", "T2", None),
         ("DeviceRegistered", "T2", None),
+        ("DeviceChangeProposed", "T2", None),
         ("DeviceCredentialRotated", "T2", None),
         ("DeviceRevoked", "T2", "revoked"),
     ]

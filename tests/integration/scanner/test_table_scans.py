@@ -31,7 +31,7 @@ async def test_a_tables_devices_and_last_reads_accepted_and_rejected(
                 table_id=scan.table_id,
                 round_id="T1-000001",
                 scan_id=scan.scan_id,
-                card=scan.card,
+                card=None,  # read during betting: sealed (decision 0058)
                 reason="betting_open",
                 detail="betting closes at 12:00:20",
             )
@@ -48,6 +48,8 @@ async def test_a_tables_devices_and_last_reads_accepted_and_rejected(
         table = asyncio.create_task(play_table(scanner_settings, refuse_then_deal, scans=1))
         refused = await client.post("/scans", json=read_body("KH", "T1"), headers=device)
         await finish(table)
+        (listed,) = (await client.get("/devices", headers=SUPERVISOR)).json()
+        assert listed["last_card"] == "sealed"  # read during betting
         table = asyncio.create_task(play_table(scanner_settings, refuse_then_deal, scans=2))
         dealt = await client.post("/scans", json=read_body("A♠", "T1"), headers=device)
         await finish(table)
@@ -66,15 +68,17 @@ async def test_a_tables_devices_and_last_reads_accepted_and_rejected(
             dealt.json()["scan_id"],
             refused.json()["scan_id"],
         ]
-        fields = ("raw", "card", "verdict", "status", "reason", "position")
+        # a value is shown only once the table's verdict shows it: the card it dealt
+        fields = ("raw", "card", "sealed", "verdict", "status", "reason", "position")
         assert [tuple(s[f] for f in fields) for s in scans] == [
-            ("QD", None, "rejected", "rejected", "wrong_table", None),
-            ("ZZ", None, "rejected", "rescan", "unreadable", None),
-            ("A♠", "AS", "accepted", "registered", None, "A1"),
-            ("KH", "KH", "rejected", "refused", "betting_open", None),
+            ("sealed", None, True, "rejected", "rejected", "wrong_table", None),
+            ("sealed", None, True, "rejected", "rescan", "unreadable", None),
+            ("A♠", "AS", False, "accepted", "registered", None, "A1"),
+            ("sealed", "sealed", True, "rejected", "refused", "betting_open", None),
         ]
         assert "names table 'T2'" in scans[0]["detail"]
-        assert "unknown suit 'Z'" in scans[1]["detail"]
+        assert scans[1]["detail"] == "sealed"  # the engine's reason quotes the read
+        assert "KH" not in answer.text and "QD" not in answer.text
         assert scans[2]["detail"] is None
         assert scans[2]["decided_at"] is not None
         assert scans[3]["detail"] == "betting closes at 12:00:20"

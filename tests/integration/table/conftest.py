@@ -11,6 +11,8 @@ from teenpatti.events.catalog import ALL_TOPICS
 from teenpatti.eventsourcing import TopicConfigurationError, ensure_topics
 from teenpatti.settings import InfrastructureSettings
 
+from .helpers import with_second_supervisor
+
 
 @pytest.fixture
 async def table_settings(settings: InfrastructureSettings, database_name: str) -> TableSettings:
@@ -27,4 +29,7 @@ async def table_settings(settings: InfrastructureSettings, database_name: str) -
                 break
             except TopicConfigurationError:
                 await asyncio.sleep(0.2)
-    return TableSettings(**settings.model_dump(), table_database=database_name)
+    # two supervisors' keys: opening a table takes both (docs/decisions/0086)
+    return with_second_supervisor(
+        TableSettings(**settings.model_dump(), table_database=database_name)
+    )

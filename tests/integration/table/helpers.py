@@ -63,10 +63,17 @@ def table_body(table_id: str, **override: Any) -> dict[str, Any]:
 
 
 async def open_table(client: httpx.AsyncClient, table_id: str, **override: Any) -> None:
+    """Open a new table as two supervisors do: one proposes its terms, the other approves
+    them (docs/decisions/0086; the app's keys hold `SUPERVISOR_2`: `with_second_supervisor`)."""
     response = await client.post(
         "/tables", json=table_body(table_id, **override), headers=SUPERVISOR
     )
-    assert response.status_code == 201, response.text
+    assert response.status_code == 202, response.text
+    change_id = response.json()["pending_change"]["change_id"]
+    approved = await client.post(
+        f"/tables/{table_id}/changes/{change_id}/approve", headers=SUPERVISOR_2
+    )
+    assert approved.status_code == 200, approved.text
 
 
 async def events_of(client: httpx.AsyncClient, table_id: str, after: int = 0) -> Events:
@@ -264,7 +271,7 @@ async def open_table_directly(
     betting_seconds: float,
     result_pause_seconds: float,
 ) -> None:
-    await service.open_table(
+    opened = await service.open_table(
         OpenTable(
             table_id=table_id,
             name=name,
@@ -274,6 +281,8 @@ async def open_table_directly(
         ),
         "supervisor-1",
     )
+    if opened.proposed is not None:  # new terms: a second supervisor approves them (0086)
+        await service.approve_change(table_id, opened.proposed, "supervisor-2")
 
 
 async def full_replay(pool: asyncpg.Pool, table_id: str) -> TableState:

@@ -47,30 +47,31 @@ async def test_a_client_gets_the_missed_events_then_live_ones_and_resumes_after_
         ticket = await client.post(f"/tables/{table_id}/feed/tickets", headers=DEALER)
         assert ticket.status_code == 201, ticket.text
         assert ticket.json()["expires_in_seconds"] == 10
-        async with connect(f"{url}?after=1&ticket={ticket.json()['ticket']}") as ws:
+        # positions 1 and 2: the new table's terms proposed and approved (decision 0086)
+        async with connect(f"{url}?after=2&ticket={ticket.json()['ticket']}") as ws:
             caught_up = await receive(ws, 2)
-            assert [m["position"] for m in caught_up] == [2, 3]
+            assert [m["position"] for m in caught_up] == [3, 4]
             assert [m["event_type"] for m in caught_up] == ["RoundOpened", "BettingClosed"]
             await scan(table_settings, table_id, "AS")
             await scan(table_settings, table_id, "KD")
             live = await receive(ws, 2)
-            assert [m["position"] for m in live] == [4, 5]
+            assert [m["position"] for m in live] == [5, 6]
             assert [m["payload"]["position"] for m in live] == ["A1", "B1"]
 
         # the feed consumer (`table-table`) published them on the Redis channel and keeps
         # the live state
         published: list[dict[str, Any]] = []
         async with asyncio.timeout(20):
-            while 5 not in [m["position"] for m in published]:
+            while 6 not in [m["position"] for m in published]:
                 message = await channel.get_message(ignore_subscribe_messages=True, timeout=1)
                 if message is not None:
                     published.append(json.loads(message["data"]))
-        assert [m for m in published if m["position"] > 3] == live
+        assert [m for m in published if m["position"] > 4] == live
         await channel.aclose()  # type: ignore[no-untyped-call]
         kept = await redis.get(f"{table_settings.topic_prefix}table:{table_id}")
         assert kept is not None
         live_state = json.loads(kept)
-        assert live_state["version"] >= 5
+        assert live_state["version"] >= 6
         assert live_state["round"]["cards"][:2] == [
             {"position": "A1", "card": "AS"},
             {"position": "B1", "card": "KD"},
@@ -81,13 +82,13 @@ async def test_a_client_gets_the_missed_events_then_live_ones_and_resumes_after_
         await scan(table_settings, table_id, "QH")
         await wait_for(client, table_id, count("CardDealt", 3))
 
-        async with connect(f"{url}?after=4", additional_headers=DEALER) as ws:
+        async with connect(f"{url}?after=5", additional_headers=DEALER) as ws:
             missed = await receive(ws, 2)
-            assert [m["position"] for m in missed] == [5, 6]
+            assert [m["position"] for m in missed] == [6, 7]
             for card in ("2C", "5S", "9D"):
                 await scan(table_settings, table_id, card)
             live = await receive(ws, 4)  # three cards and RoundClosed
-            assert [m["position"] for m in live] == [7, 8, 9, 10]
+            assert [m["position"] for m in live] == [8, 9, 10, 11]
             assert live[-1]["event_type"] == "RoundClosed"
 
         stored = await events_of(client, table_id)

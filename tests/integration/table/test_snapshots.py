@@ -64,7 +64,8 @@ async def test_snapshots_are_written_and_used_and_a_bad_one_means_a_full_replay(
     await open_table_directly(service, table_id, "Snapshots", 1.5, 0.5)
     await play_rounds(service, clock, table_id, ROUNDS[:2])
     truth = await full_replay(pool, table_id)
-    assert truth.version == 1 + 2 * 9 + 1  # TableOpened, two rounds of 9 events, RoundOpened
+    # the terms proposed and approved, two rounds of 9 events, RoundOpened
+    assert truth.version == 2 + 2 * 9 + 1
 
     # written at the last multiple of EVERY passed (an append of two events may pass it
     # with its second event), in the append's transaction

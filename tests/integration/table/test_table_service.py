@@ -46,8 +46,13 @@ async def test_an_open_table_runs_rounds_by_itself_and_deals_six_scans_in_order(
         await open_table(client, table_id)
         events = await wait_for(client, table_id, count("BettingClosed"))
 
-        assert types(events)[:3] == ["TableOpened", "RoundOpened", "BettingClosed"]
-        opened, closed = events[1]["payload"], events[2]["payload"]
+        assert types(events)[:4] == [
+            "ConfigChangeProposed",  # a new table's terms: two supervisors (decision 0086)
+            "TableOpened",
+            "RoundOpened",
+            "BettingClosed",
+        ]
+        opened, closed = events[2]["payload"], events[3]["payload"]
         round_id = f"{table_id}-000001"
         assert opened["round_id"] == closed["round_id"] == round_id
         assert opened["table_id"] == table_id
@@ -55,6 +60,7 @@ async def test_an_open_table_runs_rounds_by_itself_and_deals_six_scans_in_order(
             opened["betting_closes_at"]
         )
         assert events[0]["payload"]["actor"] == "supervisor-1"
+        assert events[1]["payload"]["approved_by"] == "supervisor-2"
 
         scan_ids = [await scan(table_settings, table_id, card) for card in CARDS]
         events = await wait_for(client, table_id, count("RoundClosed"))
@@ -173,9 +179,9 @@ async def test_scans_out_of_turn_are_refused_and_supervisors_pause_resume_and_ca
         assert nothing.json()["code"] == "nothing_to_cancel"
         assert nothing.json()["phase"] == "cancelled"
 
-        # only a supervisor commands
+        # only a supervisor resumes (the dealer may pause: decision 0086)
         forbidden = await client.post(
-            f"/tables/{table_id}/pause", json={"reason": "x"}, headers=DEALER
+            f"/tables/{table_id}/resume", json={"reason": "x"}, headers=DEALER
         )
         assert (forbidden.status_code, forbidden.json()["code"]) == (403, "forbidden")
         anonymous = await client.post(f"/tables/{table_id}/pause", json={"reason": "x"})
@@ -430,7 +436,9 @@ async def test_a_clock_sleeps_until_its_deadline_and_hears_of_changes_made_anywh
         try:
             elsewhere = TableService(AsyncpgEventStore(pool, "table"), table_settings)
             command = OpenTable(table_id, "Elsewhere", 2.0, 0.2, table_body(table_id)["limits"])
-            await elsewhere.open_table(command, "supervisor-2")
+            proposed = await elsewhere.open_table(command, "supervisor-2")
+            assert proposed.proposed is not None
+            await elsewhere.approve_change(table_id, proposed.proposed, "supervisor-1")
             # a clock starts for the new table, opens a round and closes its betting
             await wait_for(client, table_id, count("BettingClosed"), timeout=20)
             for card in CARDS:

@@ -29,13 +29,12 @@ from teenpatti_tools.devrun import free_port
 
 from .helpers import (
     DEALER,
-    SUPERVISOR,
     count,
     events_of,
     full_replay,
     of_type,
+    open_table,
     scan,
-    table_body,
     wait_for,
 )
 
@@ -56,6 +55,7 @@ def _environment(settings: TableSettings) -> dict[str, str]:
         "TP_TOPIC_PREFIX": settings.topic_prefix,
         "TP_TABLE_DATABASE": settings.table_database,
         "TP_SNAPSHOT_EVERY": "2",  # the survivor takes the tables over from snapshots
+        "TP_API_KEYS": settings.api_keys.get_secret_value(),  # two supervisors (0086)
     }
 
 
@@ -150,9 +150,9 @@ async def test_the_survivor_takes_over_the_tables_of_an_instance_killed_during_b
         kept = _table_in(owned_by_survivor, 1, table_settings)[0]
         tables = [*orphans, kept]
         for table_id in tables:
-            body = table_body(table_id, betting_seconds=BETTING_SECONDS, result_pause_seconds=0.5)
-            response = await client.post("/tables", json=body, headers=SUPERVISOR)
-            assert response.status_code == 201, response.text
+            await open_table(
+                client, table_id, betting_seconds=BETTING_SECONDS, result_pause_seconds=0.5
+            )
         for table_id in tables:
             await wait_for(client, table_id, count("RoundOpened"))
         async with asyncio.timeout(30):

@@ -38,13 +38,18 @@ LIMITS: Any = {
 }
 
 
-def opened(paytable: dict[str, Any], actor: str = "alice", approved_by: str | None = None) -> Event:
+def opened(
+    paytable: dict[str, Any],
+    actor: str = "alice",
+    approved_by: str | None = None,
+    limits: Any = LIMITS,
+) -> Event:
     return TableOpened(
         table_id="T1",
         name="T",
         betting_seconds=10,
         result_pause_seconds=1,
-        limits=LIMITS,
+        limits=limits,
         paytable=paytable,
         actor=actor,
         approved_by=approved_by,
@@ -152,7 +157,7 @@ def test_cards_taken_back_by_the_one_who_marked_them_wrong_is_a_finding() -> Non
 
 
 def test_rounds_under_the_published_or_an_approved_pay_table_are_clean() -> None:
-    assert codes([opened(PUBLISHED), round_opened(1, PUBLISHED)]) == []
+    assert codes([opened(PUBLISHED, approved_by="bob"), round_opened(1, PUBLISHED)]) == []
     approved = opened(CUSTOM, "alice", approved_by="bob")
     assert codes([approved, round_opened(1, CUSTOM)]) == []
     # reopened later on the pay table it was approved for: one supervisor suffices
@@ -160,12 +165,28 @@ def test_rounds_under_the_published_or_an_approved_pay_table_are_clean() -> None
 
 
 def test_a_round_under_a_pay_table_no_approved_configuration_names_is_a_finding() -> None:
-    assert codes([opened(CUSTOM, "alice"), round_opened(1, CUSTOM)]) == ["unapproved_paytable"]
-    assert codes([opened(PUBLISHED), round_opened(1, CUSTOM)]) == ["unapproved_paytable"]
+    assert codes([opened(CUSTOM, "alice"), round_opened(1, CUSTOM)]) == [
+        "unapproved_config",
+        "unapproved_paytable",
+    ]
+    published = opened(PUBLISHED, approved_by="bob")
+    assert codes([published, round_opened(1, CUSTOM)]) == ["unapproved_paytable"]
+
+
+def test_limits_and_a_pay_table_no_second_supervisor_approved_for_the_table_are_a_finding() -> None:
+    """Docs/decisions/0086: on any pay table, a table's limits are approved by a second
+    supervisor once; reopened on them later, one suffices."""
+    wider = {"EUR": {bet: StakeLimit(min=1, max=200_000_000) for bet in LIMITS["EUR"]}}
+    approved = opened(PUBLISHED, "alice", approved_by="bob")
+    assert codes([opened(PUBLISHED, "alice")]) == ["unapproved_config"]
+    assert codes([approved, opened(PUBLISHED, "carol")]) == []
+    assert codes([approved, opened(PUBLISHED, "carol", limits=wider)]) == ["unapproved_config"]
+    assert codes([approved, opened(PUBLISHED, "carol", "bob", limits=wider)]) == []
 
 
 def test_a_change_approved_by_its_own_proposer_is_a_finding_and_approves_nothing() -> None:
     assert codes([opened(CUSTOM, "alice", approved_by="alice"), round_opened(1, CUSTOM)]) == [
         "self_approved",
+        "unapproved_config",
         "unapproved_paytable",
     ]

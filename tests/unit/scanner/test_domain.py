@@ -18,32 +18,43 @@ from scanner_gateway.domain import (
     NO_TABLE,
     Absorb,
     BodyProblem,
+    ChangeKind,
     Device,
-    DeviceStateError,
+    DeviceChange,
+    DeviceChangeError,
+    DeviceConflictError,
     ParsedRead,
     PassOn,
     ReadAttempt,
     Refuse,
     Rescan,
+    SameSupervisorError,
+    UnknownDeviceError,
     UnreadableError,
     card_of_read,
+    check_approval,
     decide_read,
     evolve,
+    fingerprint_of,
     is_bounce,
     parse_scan_body,
     parse_stream_bytes,
     parse_stream_message,
+    propose,
     recordable,
     register,
+    reject,
     revoke,
     rotate,
     stream_of_unknown_device,
+    table_read,
     verdict_of,
 )
 from teenpatti.events.catalog import (
     CardDealt,
     CardRefused,
     CardScanned,
+    DeviceChangeProposed,
     DeviceRegistered,
     DeviceRevoked,
     ScanRejected,
@@ -192,11 +203,103 @@ def test_a_stream_message_too_large_is_a_413_problem() -> None:
 
 
 # --------------------------------------------------------------------------- registration
-def test_registering_binds_the_device_with_a_fresh_credential_and_no_history() -> None:
+def change(
+    device_id: str = "scanner-1", table_id: str = "T1", kind: ChangeKind = "register"
+) -> DeviceChange:
+    return DeviceChange(CHANGE_ID, device_id, table_id, kind, hash_key("new"), "supervisor-1")
+
+
+CHANGE_ID = UUID(int=7)
+
+
+def test_a_proposal_records_the_change_and_only_the_credentials_fingerprint() -> None:
+    event, proposed = propose(
+        CHANGE_ID, None, None, "scanner-1", "T1", hash_key("new"), "supervisor-1"
+    )
+    assert proposed == change()
+    assert event == DeviceChangeProposed(
+        change_id=CHANGE_ID,
+        device_id="scanner-1",
+        table_id="T1",
+        kind="register",
+        fingerprint=fingerprint_of(hash_key("new")),
+        actor="supervisor-1",
+    )
+    assert hash_key("new") not in event.model_dump_json()
+    assert fingerprint_of(hash_key("new")) == "-".join(
+        hash_key("new")[i : i + 4] for i in (0, 4, 8, 12)
+    )
+
+
+def test_a_rotation_is_proposed_for_the_devices_own_table() -> None:
+    event, proposed = propose(
+        CHANGE_ID, DEVICE, None, "scanner-1", None, hash_key("new"), "supervisor-1"
+    )
+    assert (event.kind, event.table_id, proposed.kind) == ("rotate", "T1", "rotate")
+
+
+@pytest.mark.parametrize(
+    ("device", "pending", "table_id", "credential", "error", "code"),
+    [
+        (DEVICE, UUID(int=1), "T1", "new", DeviceConflictError, "change_pending"),
+        (None, None, None, "new", UnknownDeviceError, "unknown_device"),
+        (replace(DEVICE, active=False), None, None, "new", DeviceConflictError, "device_revoked"),
+        (DEVICE, None, None, CREDENTIAL, DeviceConflictError, "credential_in_use"),
+    ],
+)
+def test_a_proposal_that_cannot_apply_is_refused(
+    device: Device | None,
+    pending: UUID | None,
+    table_id: str | None,
+    credential: str,
+    error: type[DeviceChangeError],
+    code: str,
+) -> None:
+    with pytest.raises(error) as refused:
+        propose(
+            CHANGE_ID, device, pending, "scanner-1", table_id, hash_key(credential), "supervisor-1"
+        )
+    assert refused.value.code == code
+
+
+def test_a_change_is_approved_by_another_supervisor_with_the_devices_fingerprint() -> None:
+    fingerprint = fingerprint_of(hash_key("new"))
+    check_approval(change(), "supervisor-2", fingerprint, None)
+    check_approval(change(), "supervisor-2", f" {fingerprint.upper().replace('-', '')} ", None)
+    with pytest.raises(SameSupervisorError) as same:
+        check_approval(change(), "supervisor-1", fingerprint, None)
+    assert same.value.code == "same_supervisor"
+    with pytest.raises(DeviceConflictError) as mismatch:
+        check_approval(change(), "supervisor-2", fingerprint_of(hash_key("other")), None)
+    assert mismatch.value.code == "fingerprint_mismatch"
+    with pytest.raises(DeviceConflictError) as dealing:
+        check_approval(change(), "supervisor-2", fingerprint, "T1-000007")
+    assert (dealing.value.code, dealing.value.extra) == ("round_dealing", {"round_id": "T1-000007"})
+
+
+def test_any_supervisor_may_reject_a_change() -> None:
+    rejected = reject(change(), "supervisor-1", "withdrawn")
+    assert (rejected.change_id, rejected.actor, rejected.reason) == (
+        CHANGE_ID,
+        "supervisor-1",
+        "withdrawn",
+    )
+
+
+def test_registering_binds_the_device_with_its_new_credential_and_no_history() -> None:
     used = replace(DEVICE, last_card="AS", last_scan_id=uuid4(), last_read_at=NOW, last_sequence=41)
-    registered = register(used, used, "scanner-1", "T1", hash_key("new"), "supervisor-1")
+    registered = register(used, used, change(), "supervisor-2")
     assert registered.events == [
-        ("scanner-1", DeviceRegistered(device_id="scanner-1", table_id="T1", actor="supervisor-1"))
+        (
+            "scanner-1",
+            DeviceRegistered(
+                device_id="scanner-1",
+                table_id="T1",
+                actor="supervisor-1",
+                change_id=CHANGE_ID,
+                approved_by="supervisor-2",
+            ),
+        )
     ]
     assert registered.devices == [Device("scanner-1", "T1", hash_key("new"))]
     assert registered.devices[0].last_sequence == 0 and registered.devices[0].active
@@ -204,7 +307,7 @@ def test_registering_binds_the_device_with_a_fresh_credential_and_no_history() -
 
 def test_registering_a_device_to_a_table_retires_the_tables_other_device() -> None:
     other = Device("scanner-2", "T1", hash_key("old"), last_sequence=9)
-    registered = register(None, other, "scanner-1", "T1", hash_key("new"), "supervisor-1")
+    registered = register(None, other, change(), "supervisor-2")
     [(owner, retired), (new_owner, new)] = registered.events
     assert (owner, new_owner) == ("scanner-2", "scanner-1")
     assert isinstance(retired, DeviceRevoked) and retired.reason == "replaced"
@@ -214,20 +317,25 @@ def test_registering_a_device_to_a_table_retires_the_tables_other_device() -> No
 
 
 def test_moving_a_device_revokes_its_binding_to_the_old_table() -> None:
-    registered = register(DEVICE, None, "scanner-1", "T2", hash_key("new"), "supervisor-1")
+    registered = register(DEVICE, None, change(table_id="T2"), "supervisor-2")
     [(_, moved), (_, new)] = registered.events
     assert isinstance(moved, DeviceRevoked)
     assert (moved.table_id, moved.reason) == ("T1", "moved")
     assert isinstance(new, DeviceRegistered) and new.table_id == "T2"
 
 
-def test_rotating_issues_a_new_credential_and_starts_the_sequence_again() -> None:
+def test_rotating_gives_the_new_credential_and_starts_the_sequence_again() -> None:
     used = replace(DEVICE, last_sequence=12, last_card="AS")
-    event, rotated = rotate(used, hash_key("new"), "supervisor-1")
-    assert (event.device_id, event.table_id, event.actor) == ("scanner-1", "T1", "supervisor-1")
+    event, rotated = rotate(used, change(kind="rotate"), "supervisor-2")
+    assert (event.device_id, event.table_id, event.actor, event.approved_by) == (
+        "scanner-1",
+        "T1",
+        "supervisor-1",
+        "supervisor-2",
+    )
     assert rotated == Device("scanner-1", "T1", hash_key("new"))
-    with pytest.raises(DeviceStateError):
-        rotate(replace(DEVICE, active=False), hash_key("new"), "supervisor-1")
+    with pytest.raises(DeviceConflictError):
+        rotate(replace(DEVICE, active=False), change(kind="rotate"), "supervisor-2")
 
 
 def test_a_revoked_device_is_refused_401_even_with_its_last_credential() -> None:
@@ -242,7 +350,7 @@ def test_a_revoked_device_is_refused_401_even_with_its_last_credential() -> None
     )
     guessed = decide_read(revoked, attempt(credential="guess"), WINDOW)
     assert isinstance(guessed, Refuse) and guessed.code == "bad_credential"  # tells nothing
-    with pytest.raises(DeviceStateError):
+    with pytest.raises(DeviceConflictError):
         revoke(revoked, "supervisor-1", "again")
 
 
@@ -457,3 +565,38 @@ def test_a_refused_card_carries_the_tables_reason() -> None:
         "betting is open",
         None,
     )
+
+
+# ---------------------------------------------------------------------- a table's reads
+def scan_row(status: str, *, revealed: bool, **more: object) -> dict[str, object]:
+    row: dict[str, object] = {
+        "scan_id": uuid4(),
+        "device_id": "scanner-1",
+        "raw": "K♥",
+        "card": "KH",
+        "status": status,
+        "reason": None,
+        "detail": None,
+        "position": None,
+        "sequence": 3,
+        "received_at": NOW,
+        "decided_at": None,
+        "revealed": revealed,
+    }
+    return row | more
+
+
+def test_a_reads_value_is_shown_once_the_tables_verdict_shows_it() -> None:
+    dealt = table_read(scan_row("registered", revealed=True, position="A1"))
+    assert (dealt.raw, dealt.card, dealt.sealed, dealt.verdict) == ("K♥", "KH", False, "accepted")
+    for status in ("pending", "refused", "duplicate", "rejected"):
+        read = table_read(scan_row(status, revealed=False, detail="KH again 0.1s after"))
+        assert (read.raw, read.card, read.sealed) == ("sealed", "sealed", True)
+    bounce = table_read(scan_row("duplicate", revealed=False, detail="KH again 0.1s after"))
+    assert bounce.detail == "sealed"  # the gateway's own detail quotes the card
+    garbage = table_read(
+        scan_row("rescan", revealed=False, card=None, raw="KH KH", detail="'KH KH' is not")
+    )
+    assert (garbage.raw, garbage.card, garbage.detail) == ("sealed", None, "sealed")
+    refused = table_read(scan_row("refused", revealed=False, detail="betting is open"))
+    assert refused.detail == "betting is open"  # the table's, as its feed shows it

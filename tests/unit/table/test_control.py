@@ -88,9 +88,20 @@ def apply(state: TableState, events: list[Event], at: datetime = T0) -> TableSta
     return evolve_all(state, events, at)
 
 
+def approved(
+    state: TableState, cmd: OpenTable, actor: str = "alice", approver: str = "bob"
+) -> list[Event]:
+    """`cmd` by `actor`, and `approver`'s approval when it needs one (docs/decisions/0086)."""
+    events = decide(state, cmd, actor)
+    if events and isinstance(events[0], ConfigChangeProposed):
+        proposed = apply(state, events)
+        events += decide_approve_change(proposed, events[0].change_id, approver, POLICY)
+    return events
+
+
 def opened() -> TableState:
     state = TableState("T1")
-    return apply(state, decide(state, command()))
+    return apply(state, approved(state, command()))
 
 
 def betting() -> TableState:
@@ -126,7 +137,7 @@ def test_the_published_pay_table_is_at_the_rules_maximum_rtp_as_the_rules_state_
     # exactly 97.5028%: the rules' "97.50%" at two decimals, so it opens
     assert rtp["player_a"] > Fraction(975, 1000)
     assert rtp_percent(rtp["player_a"]) == Decimal("97.50")
-    [event] = decide(TableState("T1"), command())
+    [_, event] = approved(TableState("T1"), command())
     assert isinstance(event, TableOpened)
 
 

@@ -26,6 +26,7 @@ from table_service.domain.decisions import (
     OpenTable,
     RoundConflictError,
     UnknownTableError,
+    decide_approve_change,
     decide_cancel,
     decide_close_table,
     decide_pause,
@@ -91,8 +92,13 @@ def command(**override: Any) -> OpenTable:
 
 
 def decide_open_table(state: TableState, command: OpenTable, actor: str) -> list[Event]:
-    """Open (or propose, docs/decisions/0057) under the default policy."""
-    return decide_open_or_propose(state, command, actor, POLICY, uuid4())
+    """Open under the default policy: terms not approved for the table yet are proposed and
+    approved by another supervisor (docs/decisions/0057, 0086); the proposal is left out."""
+    events = decide_open_or_propose(state, command, actor, POLICY, uuid4())
+    if events and isinstance(events[0], ConfigChangeProposed):
+        proposed = evolve_all(state, events, T0)
+        return decide_approve_change(proposed, events[0].change_id, f"not-{actor}", POLICY)
+    return events
 
 
 def apply(state: TableState, events: list[Event], at: datetime) -> TableState:
@@ -156,9 +162,11 @@ def test_opening_again_with_the_same_config_does_nothing_but_a_new_config_reconf
 
 def test_a_custom_paytable_is_validated_by_the_engine_and_stored_normalised() -> None:
     custom = engine.pay_table_to_mapping(engine.PUBLISHED_PAY_TABLE) | {"tie": "45:1"}
-    [event] = decide_open_table(TableState("T1"), command(paytable=custom), "s")
+    [event] = decide_open_or_propose(
+        TableState("T1"), command(paytable=custom), "s", POLICY, uuid4()
+    )
 
-    # a pay table other than the published one waits for a second supervisor
+    # a new table's terms wait for a second supervisor
     assert isinstance(event, ConfigChangeProposed)
     assert event.paytable["tie"] == "45"
 
@@ -603,7 +611,8 @@ def a_long_history() -> list[tuple[Event, datetime]]:
     for card in CARDS[1:]:
         record(decide_scan(state, scan(card), at), at)
     record(decide_open_table(state, command(betting_seconds=20), "supervisor-2"), at)
-    record(decide_open_table(state, command(limits=limits(tie={"min": 1, "max": 9})), "s1"), at)
+    narrow = command(limits=limits(tie={"min": 1, "max": 9}))
+    record(decide_open_or_propose(state, narrow, "s1", POLICY, uuid4()), at)
     assert state.pending_change is not None
     record(decide_reject_change(state, state.pending_change.change_id, "s2", "no"), at)
     at += timedelta(seconds=10)

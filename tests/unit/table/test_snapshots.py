@@ -26,6 +26,7 @@ from table_service.domain.decisions import (
     ConfigPolicy,
     OpenTable,
     TableCommandError,
+    decide_approve_change,
     decide_cancel,
     decide_close_table,
     decide_open_table,
@@ -33,7 +34,7 @@ from table_service.domain.decisions import (
     decide_resume,
     decide_scan,
 )
-from table_service.domain.state import RoundPhase, TableState, evolve
+from table_service.domain.state import RoundPhase, TableState, TableStatus, evolve
 from table_service.rtp import exact_rtp
 from teenpatti.events import Event
 from teenpatti.events.catalog import CardScanned, registry
@@ -81,6 +82,10 @@ class Table:
         # holds pending changes too
         policy = ConfigPolicy(exact_rtp, Decimal("97.50"), max_currencies=20)
         self.attempt(decide_open_table, command, "supervisor-1", policy, uuid4())
+        pending = self.state.pending_change
+        if pending is not None and self.state.status is not TableStatus.OPEN:
+            # to open at all, new terms take a second supervisor (docs/decisions/0086)
+            self.attempt(decide_approve_change, pending.change_id, "supervisor-2", policy)
 
     def scan(self, card: str) -> None:
         scanned = CardScanned(

@@ -1,5 +1,6 @@
 // money.js: the American format with each currency's decimals, exact for any integer.
 // Run by tests/unit/web/test_scripts.py (`node --test`).
+import "./currencies-fetch.mjs"; // first: money.js reads /currencies.json as it loads
 import assert from "node:assert/strict";
 import { test } from "node:test";
 

@@ -47,12 +47,13 @@ from teenpatti.migrations import declared_services, migrate_service
 from teenpatti.observability.logs import configure_logging
 from teenpatti.seamless.hub88 import to_protocol
 from teenpatti.seamless.signing import write_key_pair
-from teenpatti.settings import ADMIN, DEVELOPMENT, InfrastructureSettings
+from teenpatti.settings import ADMIN, DEVELOPMENT, DEVELOPMENT_API_KEYS, InfrastructureSettings
 from teenpatti_tools.databases import create_database, drop_database
 from teenpatti_tools.operator.control import LaunchedOperator, launched
 from teenpatti_tools.simulator import (
     CURRENCY,
     DEPOSIT,
+    SECOND_SUPERVISOR_KEY,
     Endpoints,
     SeamlessOperator,
     Studio,
@@ -119,6 +120,23 @@ def web_env(running: tuple[Service, ...], web: Service) -> dict[str, str]:
         "TP_WEB_WALLET_URL": first["wallet"],
         "TP_WEB_SETTLEMENT_URL": first["settlement"],
         "TP_PLAYER_VIEW_URL": web.url,
+    }
+
+
+def table_env(running: tuple[Service, ...]) -> dict[str, str]:
+    """What the tables need of a development stack (docs/decisions/0086): a second
+    supervisor's key beside the development keys, as opening a table takes two (unless
+    TP_API_KEYS is set), and the services a round needs, asked before each round opens
+    (every instance of the wallet and of settlement)."""
+    gate = ",".join(
+        f"{service.kind}={service.url}"
+        for service in running
+        if service.kind in ("wallet", "settlement")
+    )
+    keys = f"{DEVELOPMENT_API_KEYS},supervisor-2:supervisor:{SECOND_SUPERVISOR_KEY}"
+    return {
+        "TP_API_KEYS": os.environ.get("TP_API_KEYS", keys),
+        "TP_ROUND_GATE_URLS": gate,
     }
 
 
@@ -386,6 +404,7 @@ async def isolated_system(
         **{f"TP_{db.upper()}_DATABASE": name for db, name in names.items()},
     }
     running = services(base_port, instances)
+    env.update(table_env(running))
     front = web_front(base_port) if web else None
     if front is not None:
         env.update(web_env(running, front))
@@ -664,6 +683,7 @@ async def simulate(args: argparse.Namespace, stop: asyncio.Event) -> int:
                 **text,
                 "TP_SEAMLESS_SIGNING_KEY_FILE": str(keys.private),
                 **web_env(running, front),
+                **table_env(running),
             },
             log_dir=log_dir,
         ) as processes,

@@ -1,12 +1,14 @@
 """A simulated studio and its players, driving the running services through their HTTP APIs.
 
-For each table: a supervisor opens it, a scanner device is registered to it, and a dealer
-shuffles a fresh deck every round and scans the six cards once betting has closed (now and
-then misreading a card, which the gateway answers with "rescan", or reading one twice,
-which it absorbs). Players of two operators bet on the open rounds. A transfer operator's
-players deposit money and bet through the operator API; with `seamless`, one operator's
-players keep their money with that operator's wallet server (the reference operator): each
-gets a token from it, a session per table from `POST /sessions`, and bets with the session.
+For each table: a supervisor opens it (a second one approves its terms, docs/decisions/0086),
+a scanner device is registered to it (by two supervisors, docs/decisions/0085), and a
+dealer shuffles a fresh deck every round and
+scans the six cards once betting has closed (now and then misreading a card, which the
+gateway answers with "rescan", or reading one twice, which it absorbs). Players of two
+operators bet on the open rounds. A transfer operator's players deposit money and bet
+through the operator API; with `seamless`, one operator's players keep their money with that
+operator's wallet server (the reference operator): each gets a token from it, a session per
+table from `POST /sessions`, and bets with the session.
 Each finished round is printed: cards, hands, winner, bets, stake and returns. At the end,
 `Ledger.check()` verifies that no money appeared or vanished on the transfer wallet.
 
@@ -20,12 +22,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import itertools
 import random
+import secrets
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -35,12 +39,19 @@ import httpx
 
 from teenpatti.engine import DECK
 from teenpatti.seamless.hub88 import to_protocol
+from teenpatti.settings import DEVELOPMENT_API_KEYS
 from teenpatti_tools.operator.control import OperatorAdmin
 
 BET_TYPES = ("player_a", "player_b", "tie", "pair_plus_a", "pair_plus_b", "six_card_bonus")
 CURRENCY = "INR"
 OPERATOR_KEYS = {"operator-1": "dev-operator-1-key", "operator-2": "dev-operator-2-key"}
 SUPERVISOR_KEY = "dev-supervisor-key"
+# the second supervisor who approves a table's new terms (docs/decisions/0086) and its
+# scanner (0085); devrun gives
+# the services its key beside the development keys
+SECOND_SUPERVISOR_KEY = "dev-supervisor-2-key"
+# the development keys and that second supervisor's: what a studio's services run with
+STUDIO_API_KEYS = f"{DEVELOPMENT_API_KEYS},supervisor-2:supervisor:{SECOND_SUPERVISOR_KEY}"
 DEPOSIT = 5_000_000  # minor units: 50,000.00 INR per player
 # a seamless slip's refusals answered with a 5xx: the wallet's decision, not a missing service
 OPERATOR_REFUSALS = frozenset({"operator_unavailable", "bad_operator_answer"})
@@ -79,6 +90,85 @@ class Endpoints:
         for found in self._urls.values():
             if url in found and len(found) > 1:
                 found.remove(url)
+
+
+@dataclass(frozen=True)
+class ScannerSecret:
+    """What a scanner makes for itself and keeps: its credential, sent only with its reads.
+    The studio registers the device by the credential's SHA-256 and approves it by the
+    fingerprint the device shows (docs/decisions/0085-a-scanner-needs-two-supervisors.md)."""
+
+    credential: str = field(default_factory=lambda: secrets.token_urlsafe(32))
+
+    @property
+    def credential_hash(self) -> str:
+        return hashlib.sha256(self.credential.encode()).hexdigest()
+
+    @property
+    def fingerprint(self) -> str:
+        head = self.credential_hash[:16]
+        return "-".join(head[i : i + 4] for i in range(0, 16, 4))
+
+
+# a POST to the scanner gateway: (path, the supervisor key, the JSON body) -> its answer
+GatewayPost = Callable[[str, str, Mapping[str, Any]], Awaitable[httpx.Response]]
+
+
+def gateway_post(client: httpx.AsyncClient, base_url: str = "") -> GatewayPost:
+    """`GatewayPost` through `client`, to the gateway at `base_url` (or the client's own)."""
+
+    async def post(path: str, key: str, body: Mapping[str, Any]) -> httpx.Response:
+        return await client.post(f"{base_url}{path}", headers={"X-Api-Key": key}, json=dict(body))
+
+    return post
+
+
+async def propose_device(
+    post: GatewayPost,
+    device_id: str,
+    table_id: str | None,
+    secret: ScannerSecret,
+    *,
+    key: str = SUPERVISOR_KEY,
+) -> httpx.Response:
+    """The first supervisor proposes the device for `table_id` (or, with None, its new
+    credential) by its credential's hash: 202 with the change, 409 `change_pending` (with
+    its `change_id`) while another change of the device waits."""
+    if table_id is None:
+        path, body = f"/devices/{device_id}/rotate", {"credential_hash": secret.credential_hash}
+    else:
+        path = "/devices"
+        body = {
+            "device_id": device_id,
+            "table_id": table_id,
+            "credential_hash": secret.credential_hash,
+        }
+    return await post(path, key, body)
+
+
+async def approve_device(
+    post: GatewayPost, change_id: str, secret: ScannerSecret, *, key: str = SECOND_SUPERVISOR_KEY
+) -> httpx.Response:
+    """The second supervisor approves the change with the fingerprint read off the device:
+    200, or 409 `round_dealing` while a round of its table is being dealt."""
+    path = f"/devices/changes/{change_id}/approve"
+    return await post(path, key, {"fingerprint": secret.fingerprint})
+
+
+async def enrol_device(
+    post: GatewayPost,
+    device_id: str,
+    table_id: str | None,
+    secret: ScannerSecret,
+    *,
+    keys: tuple[str, str] = (SUPERVISOR_KEY, SECOND_SUPERVISOR_KEY),
+) -> httpx.Response:
+    """Propose and approve the device (or its new credential, with `table_id` None), by the
+    supervisors of `keys`: the approval's answer."""
+    proposed = await propose_device(post, device_id, table_id, secret, key=keys[0])
+    _expect(proposed, 202)
+    change_id = str(proposed.json()["change_id"])
+    return await approve_device(post, change_id, secret, key=keys[1])
 
 
 @dataclass
@@ -235,6 +325,8 @@ class Studio:
     async def open_tables(self) -> None:
         limits = {CURRENCY: {bet: {"min": 1_000, "max": 1_000_000} for bet in BET_TYPES}}
         for table_id in self.table_ids:
+            # its scanner first: a new table deals from its first round
+            await self.enrol(table_id)
             response = await self.call(
                 "POST",
                 "table",
@@ -248,17 +340,60 @@ class Studio:
                     "limits": limits,
                 },
             )
-            _expect(response, 200, 201)
-            device = await self.call(
-                "POST",
-                "scanner-gateway",
-                "/devices",
-                headers={"X-Api-Key": SUPERVISOR_KEY},
-                json={"device_id": f"scanner-{table_id}", "table_id": table_id},
+            _expect(response, 200, 201, 202)
+            if response.status_code == 202:  # new terms: a second supervisor approves them
+                change_id = response.json()["pending_change"]["change_id"]
+                approved = await self.call(
+                    "POST",
+                    "table",
+                    f"/tables/{table_id}/changes/{change_id}/approve",
+                    headers={"X-Api-Key": SECOND_SUPERVISOR_KEY},
+                )
+                _expect(approved, 200)
+
+    async def enrol(self, table_id: str) -> None:
+        """The table's scanner, with a credential it makes for itself, proposed and approved
+        by two supervisors. A change of the device left waiting by an earlier run is
+        rejected first; a round an earlier run left half-dealt is voided (a round is dealt
+        by one device and one credential), then the change is approved."""
+        device_id, secret = f"scanner-{table_id}", ScannerSecret()
+
+        async def post(path: str, key: str, body: Mapping[str, Any]) -> httpx.Response:
+            return await self.call(
+                "POST", "scanner-gateway", path, headers={"X-Api-Key": key}, json=body
             )
-            _expect(device, 200, 201)
-            body = device.json()
-            self.devices[table_id] = (body["device_id"], body["credential"])
+
+        proposed = await propose_device(post, device_id, table_id, secret)
+        if _code(proposed) == "change_pending":
+            left = proposed.json()["change_id"]
+            reason = {"reason": "left by an earlier run of the simulator"}
+            _expect(await post(f"/devices/changes/{left}/reject", SUPERVISOR_KEY, reason), 200)
+            proposed = await propose_device(post, device_id, table_id, secret)
+        _expect(proposed, 202)
+        change_id = str(proposed.json()["change_id"])
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.patience
+        while (approved := await approve_device(post, change_id, secret)).status_code != 200:
+            if _code(approved) == "change_decided":
+                break  # approved by the request sent again after its answer was lost
+            if _code(approved) != "round_dealing" or loop.time() >= deadline:
+                _expect(approved, 200)
+            await self.void_round(table_id, "its scanner was registered again")
+            await asyncio.sleep(0.5)  # until the gateway hears the round's end
+        self.devices[table_id] = (device_id, secret.credential)
+
+    async def void_round(self, table_id: str, reason: str) -> None:
+        """Void the table's round in play, by two supervisors once a card is dealt."""
+        for key in (SUPERVISOR_KEY, SECOND_SUPERVISOR_KEY):
+            response = await self.call(
+                "POST",
+                "table",
+                f"/tables/{table_id}/cancel",
+                headers={"X-Api-Key": key},
+                json={"reason": reason},
+            )
+            if response.status_code != 202:  # 202: the first of two supervisors
+                return
 
     @property
     def transfer_players(self) -> list[Player]:

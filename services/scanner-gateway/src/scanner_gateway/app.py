@@ -1,6 +1,6 @@
-"""The scanner-gateway service, declared: devices post reads; the gateway records each and
-publishes it as `CardScanned` (or `ScanRejected`) on `scanner.events`, then answers with the
-table's verdict, which it hears on `table.events`."""
+"""The scanner-gateway service, declared: two supervisors register a device; devices post
+reads; the gateway records each and publishes it as `CardScanned` (or `ScanRejected`) on
+`scanner.events`, then answers with the table's verdict, which it hears on `table.events`."""
 
 from __future__ import annotations
 
@@ -9,11 +9,18 @@ from redis.asyncio import Redis
 from scanner_gateway.adapters.verdicts import VerdictBroker
 from scanner_gateway.config import ScannerSettings
 from scanner_gateway.consumers import RoundTracker, VerdictRecorder
+from scanner_gateway.domain import (
+    DeviceConflictError,
+    SameSupervisorError,
+    UnknownChangeError,
+    UnknownDeviceError,
+)
 from scanner_gateway.entrypoints import router
 from scanner_gateway.handlers import Gateway
 from teenpatti.events.catalog import (
     SCANNER_EVENTS,
     TABLE_EVENTS,
+    BettingClosed,
     CardDealt,
     CardRefused,
     RoundCancelled,
@@ -42,6 +49,7 @@ async def wire(kernel: Kernel[ScannerSettings]) -> Wiring:
                 CardDealt: record_verdicts,
                 CardRefused: record_verdicts,
                 RoundOpened: track_rounds,
+                BettingClosed: track_rounds,
                 RoundClosed: track_rounds,
                 RoundCancelled: track_rounds,
             },
@@ -68,6 +76,12 @@ SERVICE = Service(
     emits=SCANNER_EVENTS,
     routers=[router],
     wire=wire,
+    errors={
+        UnknownDeviceError: 404,
+        UnknownChangeError: 404,
+        SameSupervisorError: 403,
+        DeviceConflictError: 409,
+    },
     # its timeouts are in the URL (`TP_REDIS_SOCKET_TIMEOUT_SECONDS`...)
     redis=lambda settings: Redis.from_url(settings.redis_url),
     # POST /scans reads at most its own bound and records an oversized read before refusing

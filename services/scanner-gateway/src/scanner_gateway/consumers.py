@@ -1,6 +1,7 @@
 """The gateway's subscriptions to `table.events`: the table's verdict on each scan, kept in
 the `scans` table and announced through Redis to whichever instance holds the device's
-request; and each table's round in play, stamped on the scans passed on."""
+request; and each table's round in play, stamped on the scans passed on, and whether it is
+being dealt (no device change applies then)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from scanner_gateway.adapters import postgres as db
 from scanner_gateway.adapters.verdicts import VerdictBroker
 from scanner_gateway.domain import ScanAnswer, verdict_of
 from teenpatti.events.catalog import (
+    BettingClosed,
     CardDealt,
     CardRefused,
     RoundCancelled,
@@ -52,18 +54,21 @@ class VerdictRecorder:
 class RoundTracker:
     """A run of round events: each table's round in play as the table announced it, so
     that a read is stamped with the round it was made in (the table refuses it for any
-    other: decision 0055)."""
+    other: decision 0055), and whether its betting has closed (a device change waits for
+    its result: decision 0085)."""
 
     async def __call__(
         self,
         connection: asyncpg.Connection,
-        received: list[Received[RoundOpened | RoundClosed | RoundCancelled]],
+        received: list[Received[RoundOpened | BettingClosed | RoundClosed | RoundCancelled]],
     ) -> None:
-        rounds: list[tuple[str, str, int, bool]] = []
+        rounds: list[db.RoundHeard] = []
         for one in received:
             event = one.event
             if isinstance(event, RoundOpened):
-                rounds.append((event.table_id, event.round_id, event.number, True))
-            else:  # its number is not needed: it ends only the round of the same id
-                rounds.append((event.table_id, event.round_id, 0, False))
+                rounds.append((event.table_id, event.round_id, event.number, "opened"))
+            elif isinstance(event, BettingClosed):
+                rounds.append((event.table_id, event.round_id, 0, "betting_closed"))
+            else:
+                rounds.append((event.table_id, event.round_id, 0, "ended"))
         await db.record_rounds(connection, rounds)

@@ -24,6 +24,8 @@ from teenpatti.events.catalog import (
     CardDealt,
     CardRefused,
     CardScanned,
+    DeviceChangeProposed,
+    DeviceChangeRejected,
     DeviceCredentialRotated,
     DeviceRegistered,
     DeviceRevoked,
@@ -205,6 +207,141 @@ def credential_matches(credential: str | None, credential_hash: str) -> bool:
     return hmac.compare_digest(hash_key(credential), credential_hash)
 
 
+# ------------------------------------------------------------------------- device changes
+# Registering a device or replacing its credential takes two supervisors, and the credential
+# is made on the device: one supervisor proposes the device with its credential's SHA-256,
+# another approves it with the fingerprint the device shows (decision 0085).
+CREDENTIAL_HASH_PATTERN = r"^[0-9a-f]{64}$"  # the SHA-256 of the device's credential, in hex
+FINGERPRINT_PATTERN = r"^\s*[0-9A-Fa-f]{4}(-?[0-9A-Fa-f]{4}){3}\s*$"
+
+ChangeKind = Literal["register", "rotate"]
+
+
+def fingerprint_of(credential_hash: str) -> str:
+    """What the device shows of its credential: the first 64 bits of its SHA-256, in four
+    groups (`1a2b-3c4d-5e6f-7a8b`)."""
+    head = credential_hash[:16]
+    return "-".join(head[i : i + 4] for i in range(0, 16, 4))
+
+
+def fingerprint_matches(typed: str, credential_hash: str) -> bool:
+    given = "".join(typed.split()).replace("-", "").lower()
+    return hmac.compare_digest(given.encode(), credential_hash[:16].encode())
+
+
+@dataclass(frozen=True)
+class DeviceChange:
+    """A registration or a rotation one supervisor proposed, waiting for another."""
+
+    change_id: UUID
+    device_id: str
+    table_id: str
+    kind: ChangeKind
+    credential_hash: str
+    proposed_by: str
+
+
+class DeviceChangeError(Exception):
+    """A device command the gateway refuses; `code` is stable, `detail` says why."""
+
+    def __init__(self, code: str, detail: str, **extra: Any) -> None:
+        super().__init__(detail)
+        self.code = code
+        self.detail = detail
+        self.extra = extra
+
+
+class UnknownDeviceError(DeviceChangeError):
+    def __init__(self, device_id: str) -> None:
+        super().__init__("unknown_device", f"device {device_id!r} is not registered")
+
+
+class UnknownChangeError(DeviceChangeError):
+    def __init__(self, change_id: UUID) -> None:
+        super().__init__("unknown_change", f"no device change {change_id}")
+
+
+class SameSupervisorError(DeviceChangeError):
+    """The second supervisor a change needs is its proposer."""
+
+
+class DeviceConflictError(DeviceChangeError):
+    """The device or the change is not in a state that allows the command."""
+
+
+def propose(
+    change_id: UUID,
+    device: Device | None,
+    pending: UUID | None,
+    device_id: str,
+    table_id: str | None,
+    credential_hash: str,
+    actor: str,
+) -> tuple[DeviceChangeProposed, DeviceChange]:
+    """A registration (to `table_id`) or, without a table, a rotation of an active device:
+    recorded, nothing active yet. One change waits per device."""
+    if pending is not None:
+        detail = (
+            f"device {device_id}'s change {pending} waits for a second supervisor;"
+            " approve or reject it first"
+        )
+        raise DeviceConflictError("change_pending", detail, change_id=str(pending))
+    kind: ChangeKind = "register" if table_id is not None else "rotate"
+    if table_id is None:
+        if device is None:
+            raise UnknownDeviceError(device_id)
+        if not device.active:
+            detail = f"device {device_id} is revoked; register it again"
+            raise DeviceConflictError("device_revoked", detail)
+        table_id = device.table_id
+    if device is not None and device.active and device.credential_hash == credential_hash:
+        detail = "that is the device's current credential; the device makes a new one"
+        raise DeviceConflictError("credential_in_use", detail)
+    change = DeviceChange(change_id, device_id, table_id, kind, credential_hash, actor)
+    event = DeviceChangeProposed(
+        change_id=change_id,
+        device_id=device_id,
+        table_id=table_id,
+        kind=kind,
+        fingerprint=fingerprint_of(credential_hash),
+        actor=actor,
+    )
+    return event, change
+
+
+def check_approval(
+    change: DeviceChange, approver: str, fingerprint: str, dealing: str | None
+) -> None:
+    """A change applies when a supervisor other than its proposer approves it, with the
+    fingerprint read off the device, and no round of its table is being dealt (`dealing`:
+    the round between its betting closed and its result): a round's cards come from one
+    device and one credential (decision 0085)."""
+    if approver == change.proposed_by:
+        raise SameSupervisorError(
+            "same_supervisor", f"{approver} proposed this change; another supervisor approves it"
+        )
+    if not fingerprint_matches(fingerprint, change.credential_hash):
+        detail = "the fingerprint is not the one proposed: read it again off the device"
+        raise DeviceConflictError("fingerprint_mismatch", detail)
+    if dealing is not None:
+        detail = (
+            f"round {dealing} is being dealt: approve the change once its result is in,"
+            " for the next round"
+        )
+        raise DeviceConflictError("round_dealing", detail, round_id=dealing)
+
+
+def reject(change: DeviceChange, actor: str, reason: str) -> DeviceChangeRejected:
+    """Any supervisor may reject a change, its proposer included."""
+    return DeviceChangeRejected(
+        change_id=change.change_id,
+        device_id=change.device_id,
+        table_id=change.table_id,
+        actor=actor,
+        reason=recordable(reason, MAX_DETAIL_CHARS),
+    )
+
+
 @dataclass(frozen=True)
 class Registered:
     """A registration's events, each with the device whose stream it goes to, and the
@@ -215,55 +352,59 @@ class Registered:
 
 
 def register(
-    existing: Device | None,
-    active_at_table: Device | None,
-    device_id: str,
-    table_id: str,
-    credential_hash: str,
-    actor: str,
+    existing: Device | None, active_at_table: Device | None, change: DeviceChange, approver: str
 ) -> Registered:
-    """(Re-)register a device as the table's one active scanner: a new credential every
-    time (the old one stops working), bound to `table_id` (which may move it from another
-    table: that binding is revoked, `moved`); the table's other active device, if any, is
-    retired (`replaced`). The sequence starts again with the new credential."""
+    """(Re-)register a device as the table's one active scanner: its new credential (the old
+    one stops working), bound to the change's table (which may move it from another table:
+    that binding is revoked, `moved`); the table's other active device, if any, is retired
+    (`replaced`). The sequence starts again with the new credential."""
+    device_id, table_id = change.device_id, change.table_id
     events: list[tuple[str, DeviceRegistered | DeviceRevoked]] = []
     retired: list[Device] = []
     if existing is not None and existing.active and existing.table_id != table_id:
         detail = f"moved to table {table_id}"
-        events.append((device_id, _revoked(existing, actor, "moved", detail)))
+        events.append((device_id, _revoked(existing, approver, "moved", detail)))
     if active_at_table is not None and active_at_table.device_id != device_id:
         detail = f"replaced by device {device_id}"
         events.append(
-            (active_at_table.device_id, _revoked(active_at_table, actor, "replaced", detail))
+            (active_at_table.device_id, _revoked(active_at_table, approver, "replaced", detail))
         )
         retired.append(replace(active_at_table, active=False))
-    events.append(
-        (device_id, DeviceRegistered(device_id=device_id, table_id=table_id, actor=actor))
+    registered = DeviceRegistered(
+        device_id=device_id,
+        table_id=table_id,
+        actor=change.proposed_by,
+        change_id=change.change_id,
+        approved_by=approver,
     )
-    return Registered(events, [Device(device_id, table_id, credential_hash), *retired])
-
-
-class DeviceStateError(ValueError):
-    """The device cannot be rotated or revoked as it is (e.g. already revoked)."""
+    events.append((device_id, registered))
+    return Registered(events, [Device(device_id, table_id, change.credential_hash), *retired])
 
 
 def rotate(
-    device: Device, credential_hash: str, actor: str
+    device: Device, change: DeviceChange, approver: str
 ) -> tuple[DeviceCredentialRotated, Device]:
-    """A new credential for an active device; the old one stops working, the sequence
-    starts again, the bounce state is forgotten."""
+    """The device's new credential; the old one stops working, the sequence starts again,
+    the bounce state is forgotten."""
     if not device.active:
-        raise DeviceStateError(f"device {device.device_id} is revoked; register it again")
+        raise DeviceConflictError(
+            "device_revoked", f"device {device.device_id} is revoked; register it again"
+        )
     event = DeviceCredentialRotated(
-        device_id=device.device_id, table_id=device.table_id, actor=actor
+        device_id=device.device_id,
+        table_id=device.table_id,
+        actor=change.proposed_by,
+        change_id=change.change_id,
+        approved_by=approver,
     )
-    return event, Device(device.device_id, device.table_id, credential_hash)
+    return event, Device(device.device_id, device.table_id, change.credential_hash)
 
 
 def revoke(device: Device, actor: str, detail: str) -> tuple[DeviceRevoked, Device]:
-    """The device may no longer scan; only registering it again brings it back."""
+    """The device may no longer scan; only registering it again brings it back. One
+    supervisor suffices: it takes a device away, it gives none a say in the deal."""
     if not device.active:
-        raise DeviceStateError(f"device {device.device_id} is already revoked")
+        raise DeviceConflictError("device_revoked", f"device {device.device_id} is already revoked")
     return _revoked(device, actor, "revoked", detail), replace(device, active=False)
 
 
@@ -499,6 +640,17 @@ _VERDICTS: dict[str, Verdict] = {
     "duplicate": "rejected",
     "rejected": "rejected",
 }
+# What the studio sees in place of a value the table has not shown. Only the table knows
+# whether betting had closed on a read's round (decision 0058): a read's value is shown once
+# the table's verdict shows it (it dealt the card, or refused it with its value), never
+# before; a read the gateway kept back never reaches the table, so it stays sealed.
+SEALED = "sealed"
+# the gateway's own details of these quote what was read
+_DETAIL_QUOTES_THE_READ = frozenset({"rescan", "duplicate"})
+
+
+def shown(value: str | None, revealed: bool) -> str | None:
+    return value if value is None or revealed else SEALED
 
 
 @dataclass(frozen=True)
@@ -507,8 +659,9 @@ class TableRead:
 
     scan_id: UUID
     device_id: str
-    raw: str | None  # what arrived (bounded); null for a read stored before it was kept
-    card: str | None  # the card read, when it was one
+    raw: str | None  # what arrived (bounded), or `sealed`; null for a read stored before
+    card: str | None  # the card read, when it was one, or `sealed`
+    sealed: bool  # the table has not shown this read's value
     verdict: Verdict
     status: str  # the gateway's own: registered, refused, rescan, duplicate, rejected, pending
     reason: str | None
@@ -521,15 +674,20 @@ class TableRead:
 
 def table_read(row: Mapping[str, Any]) -> TableRead:
     """A stored read (its `scans` row) as the console shows it."""
+    revealed: bool = row["revealed"]
+    detail = row["detail"]
+    if row["status"] in _DETAIL_QUOTES_THE_READ:
+        detail = shown(detail, revealed)
     return TableRead(
         scan_id=row["scan_id"],
         device_id=row["device_id"],
-        raw=row["raw"],
-        card=row["card"],
+        raw=shown(row["raw"], revealed),
+        card=shown(row["card"], revealed),
+        sealed=not revealed,
         verdict=_VERDICTS.get(row["status"], "rejected"),
         status=row["status"],
         reason=row["reason"],
-        detail=row["detail"],
+        detail=detail,
         position=row["position"],
         sequence=row["sequence"],
         scanned_at=row["received_at"],

@@ -19,7 +19,10 @@ from fastapi import (
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from scanner_gateway.adapters.postgres import ChangeRow
 from scanner_gateway.domain import (
+    CREDENTIAL_HASH_PATTERN,
+    FINGERPRINT_PATTERN,
     ID_PATTERN,
     MAX_BODY_BYTES,
     ScanAnswer,
@@ -42,26 +45,71 @@ DeviceIdHeader = Annotated[str | None, Header(alias="X-Device-Id")]
 AuthorizationHeader = Annotated[str | None, Header(alias="Authorization")]
 
 
-class DeviceCreate(BaseModel):
+CredentialHash = Annotated[
+    str,
+    Field(
+        pattern=CREDENTIAL_HASH_PATTERN,
+        description="the SHA-256, in hex, of the credential the device made for itself; the"
+        " credential itself never leaves the device but with its reads",
+    ),
+]
+
+
+class DeviceProposal(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     device_id: Annotated[str, Field(pattern=ID_PATTERN)]
     table_id: Annotated[str, Field(pattern=ID_PATTERN)]
+    credential_hash: CredentialHash
 
 
-class DeviceCredential(BaseModel):
+class RotationProposal(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    credential_hash: CredentialHash
+
+
+class ChangeApproval(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    fingerprint: Annotated[
+        str,
+        Field(
+            pattern=FINGERPRINT_PATTERN,
+            description="what the device shows of its credential (`1a2b-3c4d-5e6f-7a8b`),"
+            " read off the device by the approver",
+        ),
+    ]
+
+
+class ChangeRejection(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    reason: Annotated[str, Field(min_length=1, max_length=300)]
+
+
+class DeviceChangePublic(BaseModel):
+    """A device registration or rotation and what became of it; never the credential, its
+    hash or its fingerprint."""
+
+    change_id: UUID
     device_id: str
     table_id: str
-    credential: str
-    rotated: bool
+    kind: Literal["register", "rotate"]
+    status: Literal["pending", "approved", "rejected"]
+    proposed_by: str
+    proposed_at: datetime
+    decided_by: str | None
+    decided_at: datetime | None
 
 
 class DevicePublic(BaseModel):
     device_id: str
     table_id: str
     registered_at: datetime
-    registered_by: str
-    last_card: str | None
+    registered_by: str  # who proposed its credential
+    approved_by: str | None  # who approved it
+    last_card: str | None  # `sealed` until the table's verdict on it showed the value
     last_read_at: datetime | None
     active: bool  # the table's one active device; False once revoked, replaced or moved
     last_sequence: int  # the highest sequence number accepted since the credential was issued
@@ -103,7 +151,7 @@ class TableDevicePublic(BaseModel):
     status: Literal["active", "revoked", "replaced"]
     registered_at: datetime
     last_seen_at: datetime | None  # its last read, whatever became of it
-    last_card: str | None  # the last card it read that was passed on (or bounced)
+    last_card: str | None  # the last card it passed on (or bounced); `sealed` as a read's card
     last_sequence: int
     retired_at: datetime | None
 
@@ -111,8 +159,9 @@ class TableDevicePublic(BaseModel):
 class TableReadPublic(BaseModel):
     scan_id: UUID
     device_id: str
-    raw: str | None
-    card: str | None
+    raw: str | None  # `sealed` until the table's verdict shows the value
+    card: str | None  # the same
+    sealed: bool
     verdict: Verdict  # accepted, rejected or pending
     status: str  # registered, refused, rescan, duplicate, rejected or pending
     reason: str | None
@@ -164,26 +213,41 @@ def _retired(reason: str | None) -> Literal["revoked", "replaced"]:
     return "replaced" if reason == "replaced" else "revoked"
 
 
-@router.post("/devices", status_code=201)
-async def register_device(
-    body: DeviceCreate, gateway: GatewayDep, supervisor: Supervisor
-) -> DeviceCredential:
+@router.post("/devices", status_code=202)
+async def propose_device(
+    body: DeviceProposal, gateway: GatewayDep, supervisor: Supervisor
+) -> DeviceChangePublic:
+    """Propose a device for a table, with the hash of the credential it made: nothing is
+    active until another supervisor approves it (decision 0085)."""
     supervisor.require_table(body.table_id, "/devices")
     await _require_device_scope(gateway, supervisor, body.device_id, "/devices")  # a move
-    registration = await gateway.register_device(body.device_id, body.table_id, supervisor.name)
-    return DeviceCredential(
-        device_id=registration.device_id,
-        table_id=registration.table_id,
-        credential=registration.credential,
-        rotated=registration.rotated,
+    change = await gateway.propose_change(
+        body.device_id, body.table_id, body.credential_hash, supervisor.name
     )
+    return _change(change)
 
 
 @router.get("/devices")
 async def list_devices(gateway: GatewayDep, supervisor: Supervisor) -> list[DevicePublic]:
     """The devices of the tables the key may act on."""
     rows = await gateway.devices()
-    return [DevicePublic(**vars(row)) for row in rows if supervisor.may_act_on(row.table_id)]
+    return [
+        DevicePublic(
+            device_id=row.device_id,
+            table_id=row.table_id,
+            registered_at=row.registered_at,
+            registered_by=row.registered_by,
+            approved_by=row.approved_by,
+            last_card=row.last_card,
+            last_read_at=row.last_read_at,
+            active=row.active,
+            last_sequence=row.last_sequence,
+            retired_at=row.retired_at,
+            retired_reason=row.retired_reason,
+        )
+        for row in rows
+        if supervisor.may_act_on(row.table_id)
+    ]
 
 
 async def _require_device_scope(
@@ -197,26 +261,82 @@ async def _require_device_scope(
             supervisor.require_table(row.table_id, path)
 
 
-@router.post("/devices/{device_id}/rotate")
-async def rotate_credential(
-    device_id: str, gateway: GatewayDep, supervisor: Supervisor
-) -> DeviceCredential:
-    """A new credential for the device (shown once); the old one stops working at once."""
+@router.post("/devices/{device_id}/rotate", status_code=202)
+async def propose_rotation(
+    device_id: str, body: RotationProposal, gateway: GatewayDep, supervisor: Supervisor
+) -> DeviceChangePublic:
+    """Propose the device's new credential (its hash): the old one works until another
+    supervisor approves the change."""
     await _require_device_scope(gateway, supervisor, device_id, f"/devices/{device_id}/rotate")
-    registration = await gateway.rotate_credential(device_id, supervisor.name)
-    return DeviceCredential(
-        device_id=registration.device_id,
-        table_id=registration.table_id,
-        credential=registration.credential,
-        rotated=True,
+    change = await gateway.propose_change(device_id, None, body.credential_hash, supervisor.name)
+    return _change(change)
+
+
+@router.get("/devices/changes")
+async def pending_changes(gateway: GatewayDep, supervisor: Supervisor) -> list[DeviceChangePublic]:
+    """The device changes waiting for a second supervisor, of the tables the key may act on."""
+    rows = await gateway.pending_changes()
+    return [_change(row) for row in rows if supervisor.may_act_on(row.table_id)]
+
+
+@router.post("/devices/changes/{change_id}/approve")
+async def approve_change(
+    change_id: UUID, body: ChangeApproval, gateway: GatewayDep, supervisor: Supervisor
+) -> DeviceChangePublic:
+    """Approve another supervisor's device change, with the fingerprint the device shows;
+    refused while a round of its table is being dealt."""
+    path = f"/devices/changes/{change_id}/approve"
+    await _require_change_scope(gateway, supervisor, change_id, path)
+    change = await gateway.approve_change(change_id, supervisor.name, body.fingerprint)
+    return _change(change)
+
+
+@router.post("/devices/changes/{change_id}/reject")
+async def reject_change(
+    change_id: UUID, body: ChangeRejection, gateway: GatewayDep, supervisor: Supervisor
+) -> DeviceChangePublic:
+    """Reject a device change (any supervisor, its proposer withdrawing it included)."""
+    path = f"/devices/changes/{change_id}/reject"
+    await _require_change_scope(gateway, supervisor, change_id, path)
+    change = await gateway.reject_change(change_id, supervisor.name, body.reason)
+    return _change(change)
+
+
+async def _require_change_scope(
+    gateway: Gateway, supervisor: KeyHolder, change_id: UUID, path: str
+) -> None:
+    change = await gateway.change(change_id)
+    supervisor.require_table(change.table_id, path)
+    await _require_device_scope(gateway, supervisor, change.device_id, path)
+
+
+def _change(row: ChangeRow) -> DeviceChangePublic:
+    return DeviceChangePublic(
+        change_id=row.change_id,
+        device_id=row.device_id,
+        table_id=row.table_id,
+        kind="rotate" if row.kind == "rotate" else "register",
+        status=_STATUSES[row.status],
+        proposed_by=row.proposed_by,
+        proposed_at=row.proposed_at,
+        decided_by=row.decided_by,
+        decided_at=row.decided_at,
     )
+
+
+_STATUSES: dict[str, Literal["pending", "approved", "rejected"]] = {
+    "pending": "pending",
+    "approved": "approved",
+    "rejected": "rejected",
+}
 
 
 @router.post("/devices/{device_id}/revoke")
 async def revoke_device(
     device_id: str, body: DeviceRevoke, gateway: GatewayDep, supervisor: Supervisor
 ) -> DeviceRevokedPublic:
-    """The device may no longer scan; registering it again (`POST /devices`) brings it back."""
+    """The device may no longer scan; registering it again (`POST /devices`, approved)
+    brings it back. One supervisor suffices."""
     await _require_device_scope(gateway, supervisor, device_id, f"/devices/{device_id}/revoke")
     device = await gateway.revoke_device(device_id, supervisor.name, body.reason)
     return DeviceRevokedPublic(

@@ -1,4 +1,5 @@
-"""The gateway's use cases: register a device, judge a read, tell a device a verdict.
+"""The gateway's use cases: propose, approve or reject a device change, revoke a device,
+judge a read, tell a device a verdict.
 
 Each command is one Postgres transaction: the device's row lock, the event and the
 projection rows commit together. Waiting for the table's verdict happens after the commit,
@@ -7,9 +8,8 @@ never inside a transaction.
 
 from __future__ import annotations
 
-import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from uuid import UUID, uuid4
 
@@ -21,7 +21,8 @@ from scanner_gateway.domain import (
     Absorb,
     Decision,
     Device,
-    DeviceStateError,
+    DeviceChange,
+    DeviceConflictError,
     ParsedRead,
     PassOn,
     ReadAttempt,
@@ -29,34 +30,45 @@ from scanner_gateway.domain import (
     Rescan,
     ScanAnswer,
     TableRead,
+    UnknownChangeError,
+    UnknownDeviceError,
     authenticate,
+    check_approval,
     credential_matches,
     decide_read,
     evolve,
     is_valid_id,
+    propose,
     register,
+    reject,
     rescan_answer,
     revoke,
     rotate,
+    shown,
     stream_of_device,
     stream_of_reads,
     stream_of_unknown_device,
     table_read,
 )
-from teenpatti.events.catalog import DeviceCredentialRotated, DeviceRegistered, DeviceRevoked
+from teenpatti.events.catalog import (
+    DeviceChangeProposed,
+    DeviceChangeRejected,
+    DeviceCredentialRotated,
+    DeviceRegistered,
+    DeviceRevoked,
+)
 from teenpatti.eventsourcing import AsyncpgEventStore
-from teenpatti.http import ProblemError, hash_key
+from teenpatti.http import ProblemError
 from teenpatti.observability.metrics import SCAN_TO_VERDICT, VERDICTS_PENDING
 
 _FINAL = frozenset({"registered", "refused"})
-
-
-@dataclass(frozen=True)
-class Registration:
-    device_id: str
-    table_id: str
-    credential: str  # shown once; only its hash is kept
-    rotated: bool  # the device was registered before: its old credential no longer works
+DeviceEvent = (
+    DeviceChangeProposed
+    | DeviceChangeRejected
+    | DeviceRegistered
+    | DeviceCredentialRotated
+    | DeviceRevoked
+)
 
 
 @dataclass(frozen=True)
@@ -91,49 +103,95 @@ class Gateway:
         self._timeout = verdict_timeout_seconds
 
     # ---------------------------------------------------------------------------- devices
-    async def register_device(self, device_id: str, table_id: str, actor: str) -> Registration:
-        """The table's one active device from now on, with a new credential; the device the
-        table had is retired, and the device's own binding elsewhere revoked."""
-        credential = secrets.token_urlsafe(24)
+    async def propose_change(
+        self, device_id: str, table_id: str | None, credential_hash: str, actor: str
+    ) -> db.ChangeRow:
+        """A registration to `table_id` (or, without one, a rotation) of the device with the
+        credential it made, of which only the hash is given: recorded, nothing active until
+        another supervisor approves it (decision 0085)."""
         async with self._pool.acquire() as connection, connection.transaction():
-            # registrations at one table queue here (one active device per table)
-            await self._store.lock_stream(f"devices-of-{table_id}", connection=connection)
-            existing = await db.load_device(connection, device_id)
-            active = await db.lock_active_device(connection, table_id)
-            registered = register(
-                existing, active, device_id, table_id, hash_key(credential), actor
+            version = await self._store.lock_stream(
+                stream_of_device(device_id), connection=connection
+            )
+            device = await db.load_device(connection, device_id, lock=False)
+            pending = await db.pending_change_of(connection, device_id)
+            event, change = propose(
+                uuid4(), device, pending, device_id, table_id, credential_hash, actor
             )
             now = await db.clock(connection)
-            for owner, event in registered.events:
-                await self._append_device_event(connection, owner, event, now)
-            new, *retired = registered.devices
-            for device in retired:
-                await db.save_retirement(connection, device.device_id, reason="replaced", at=now)
-            await db.save_registration(connection, new, actor=actor, at=now)
-        return Registration(device_id, table_id, credential, rotated=existing is not None)
+            await self._append(connection, stream_of_device(device_id), version, event, now)
+            await db.insert_change(connection, change, now)
+            found = await db.find_change(connection, change.change_id)
+        assert found is not None
+        return found
 
-    async def rotate_credential(self, device_id: str, actor: str) -> Registration:
-        """A new credential for an active device; the old one stops working at once."""
-        credential = secrets.token_urlsafe(24)
+    async def approve_change(
+        self, change_id: UUID, approver: str, fingerprint: str
+    ) -> db.ChangeRow:
+        """The proposed device or credential from now on, approved by a supervisor other than
+        its proposer with the fingerprint read off the device, while no round of its table
+        is being dealt. A registration makes the device its table's one active device (the
+        one the table had is retired, the device's binding elsewhere revoked); a rotation
+        ends the old credential at once."""
+        change = await self.change(change_id)
         async with self._pool.acquire() as connection, connection.transaction():
-            device = await self._device_to_change(connection, device_id)
-            try:
-                event, rotated = rotate(device, hash_key(credential), actor)
-            except DeviceStateError as error:
-                raise ProblemError(409, "device_revoked", str(error)) from None
+            # changes at one table queue here (one active device per table); then, as in
+            # every device command, the change's row, the device's, and its stream last
+            await self._store.lock_stream(f"devices-of-{change.table_id}", connection=connection)
+            pending = await _lock_pending(connection, change_id)
+            existing = await db.load_device(connection, pending.device_id)
+            tables = {pending.table_id} | ({existing.table_id} if existing is not None else set())
+            dealing = await db.round_dealing(connection, sorted(tables))
+            check_approval(pending, approver, fingerprint, dealing)
             now = await db.clock(connection)
-            await self._append_device_event(connection, device_id, event, now)
-            await db.save_registration(connection, rotated, actor=actor, at=now)
-        return Registration(device_id, device.table_id, credential, rotated=True)
+            if pending.kind == "rotate":
+                if existing is None:
+                    raise UnknownDeviceError(pending.device_id)
+                event, rotated = rotate(existing, pending, approver)
+                await self._append_device_event(connection, pending.device_id, event, now)
+                await db.save_registration(
+                    connection, rotated, actor=pending.proposed_by, approved_by=approver, at=now
+                )
+            else:
+                active = await db.lock_active_device(connection, pending.table_id)
+                registered = register(existing, active, pending, approver)
+                for owner, one in registered.events:
+                    await self._append_device_event(connection, owner, one, now)
+                new, *retired = registered.devices
+                for device in retired:
+                    await db.save_retirement(
+                        connection, device.device_id, reason="replaced", at=now
+                    )
+                await db.save_registration(
+                    connection, new, actor=pending.proposed_by, approved_by=approver, at=now
+                )
+            return await db.decide_change(connection, change_id, "approved", approver, now)
+
+    async def reject_change(self, change_id: UUID, actor: str, reason: str) -> db.ChangeRow:
+        """The proposed change will not apply (any supervisor, its proposer included)."""
+        change = await self.change(change_id)
+        async with self._pool.acquire() as connection, connection.transaction():
+            pending = await _lock_pending(connection, change_id)
+            now = await db.clock(connection)
+            await self._append_device_event(
+                connection, change.device_id, reject(pending, actor, reason), now
+            )
+            return await db.decide_change(connection, change_id, "rejected", actor, now)
+
+    async def change(self, change_id: UUID) -> db.ChangeRow:
+        found = await db.find_change(self._pool, change_id)
+        if found is None:
+            raise UnknownChangeError(change_id)
+        return found
+
+    async def pending_changes(self) -> list[db.ChangeRow]:
+        return await db.pending_changes(self._pool)
 
     async def revoke_device(self, device_id: str, actor: str, reason: str) -> Device:
         """The device may no longer scan (its credential and any open stream stop at once)."""
         async with self._pool.acquire() as connection, connection.transaction():
             device = await self._device_to_change(connection, device_id)
-            try:
-                event, revoked = revoke(device, actor, reason)
-            except DeviceStateError as error:
-                raise ProblemError(409, "device_revoked", str(error)) from None
+            event, revoked = revoke(device, actor, reason)
             now = await db.clock(connection)
             await self._append_device_event(connection, device_id, event, now)
             await db.save_retirement(connection, device_id, reason="revoked", at=now)
@@ -142,18 +200,28 @@ class Gateway:
     async def _device_to_change(self, connection: asyncpg.Connection, device_id: str) -> Device:
         device = await self._find_device(connection, device_id, lock=True)
         if device is None:
-            raise ProblemError(404, "unknown_device", f"device {device_id!r} is not registered")
+            raise UnknownDeviceError(device_id)
         return device
 
     async def _append_device_event(
         self,
         connection: asyncpg.Connection,
         device_id: str,
-        event: DeviceRegistered | DeviceCredentialRotated | DeviceRevoked,
+        event: DeviceEvent,
         now: datetime,
     ) -> None:
         stream_id = stream_of_device(device_id)
         version = await self._store.lock_stream(stream_id, connection=connection)
+        await self._append(connection, stream_id, version, event, now)
+
+    async def _append(
+        self,
+        connection: asyncpg.Connection,
+        stream_id: str,
+        version: int,
+        event: DeviceEvent,
+        now: datetime,
+    ) -> None:
         await self._store.append(
             stream_id,
             version,
@@ -164,12 +232,19 @@ class Gateway:
         )
 
     async def devices(self) -> list[db.DeviceRow]:
-        return await db.list_devices(self._pool)
+        """Every device, its last card sealed until the table's verdict showed it."""
+        return [
+            replace(row, last_card=shown(row.last_card, row.last_card_revealed))
+            for row in await db.list_devices(self._pool)
+        ]
 
     async def table_scans(self, table_id: str, limit: int) -> TableScans:
         """The table's devices and its last `limit` reads, newest first (the studio
         console's scanner pane); a table the gateway never heard of is a 404 problem."""
-        devices = await db.table_devices(self._pool, table_id)
+        devices = [
+            replace(device, last_card=shown(device.last_card, device.last_card_revealed))
+            for device in await db.table_devices(self._pool, table_id)
+        ]
         scans = await db.table_scans(self._pool, table_id, limit)
         if not devices and not scans and not await db.table_known(self._pool, table_id):
             raise ProblemError(
@@ -302,6 +377,14 @@ class Gateway:
             answer = ScanAnswer(scan_id=scan_id, status="pending")
         answer = answer.model_copy(update={"duplicate": duplicate})
         return Answer(202 if answer.status == "pending" else 200, answer)
+
+
+async def _lock_pending(connection: asyncpg.Connection, change_id: UUID) -> DeviceChange:
+    pending = await db.lock_pending_change(connection, change_id)
+    if pending is None:
+        detail = f"device change {change_id} is approved or rejected already"
+        raise DeviceConflictError("change_decided", detail)
+    return pending
 
 
 def _problem(refused: Refuse) -> ProblemError:

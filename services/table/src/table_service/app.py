@@ -67,7 +67,7 @@ async def wire(kernel: Kernel[TableSettings]) -> Wiring:
             clocks=clocks,
             tickets=FeedTickets(kernel.redis, prefix=settings.topic_prefix),
         ),
-        on_stop=[clocks.stop],
+        on_stop=[clocks.stop, service.gate.close],
         # paused rounds, exposed cards, voids and changes waiting for a second supervisor
         problems={"table": table_problems(service)},
         gauges={

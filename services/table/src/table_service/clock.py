@@ -1,6 +1,7 @@
 """The table clocks: the instance that owns a table's partition (in the `table-scanner`
 consumer group) runs one asyncio task per table that opens rounds, closes betting at the
-deadline and cancels rounds left paused before their first card.
+deadline and cancels rounds left paused before their first card. A table holding its rounds
+for a service that is not ready asks again every `TP_ROUND_GATE_CACHE_SECONDS`.
 
 Nothing lives only here: each clock re-reads the table's stream before every decision and
 appends at the expected version, so two instances briefly running the same clock during a
@@ -21,7 +22,7 @@ import asyncio
 import contextlib
 import logging
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import asyncpg
 
@@ -207,6 +208,11 @@ class ClockManager:
                 clock.due = next_clock_time(
                     state, self._service.pause_timeout, self._service.dealing_stall
                 )
+                if state.held and state.round_in_play is None:
+                    # rounds held for a service: ask it again after a while
+                    clock.due = self._service.clock() + timedelta(
+                        seconds=self._service.gate.recheck_seconds
+                    )
             await self._sleep_until_due(clock)
 
     async def _sleep_until_due(self, clock: _Clock) -> None:

@@ -88,3 +88,34 @@ class TableSettings(InfrastructureSettings):
         " (`POST /tables/{table_id}/rounds/{round_id}/void`): every bet of it refunded and"
         " what it paid taken back.",
     )
+    round_gate_urls: str = Field(
+        default="",
+        pattern=r"^([A-Za-z0-9_-]+=https?://[^,=\s]+(,[A-Za-z0-9_-]+=https?://[^,=\s]+)*)?$",
+        description="The services a round needs, `name=base-url,...` (e.g."
+        " `wallet=http://wallet:8000,settlement=http://settlement:8000`; a name given twice is"
+        " ready when any of its URLs is): before opening a round the table asks each its"
+        " `/ready`, and opens none while a name is not ready: it holds its rounds"
+        " (`RoundsHeld`, naming why, on the feed and in `GET /problems`) and asks again every"
+        " `TP_ROUND_GATE_CACHE_SECONDS`. Empty: no check (`make run` and the e2e stack set the"
+        " wallet's and settlement's; docs/decisions/0086).",
+    )
+    round_gate_timeout_seconds: float = Field(
+        default=1.0,
+        gt=0,
+        le=30,
+        description="How long the table waits for one `/ready` answer of"
+        " `TP_ROUND_GATE_URLS` before counting that URL not ready.",
+    )
+    round_gate_cache_seconds: float = Field(
+        default=1.0,
+        gt=0,
+        le=60,
+        description="How long the table keeps the answers of `TP_ROUND_GATE_URLS` (one check"
+        " per instance, for all its tables), and how often a table holding its rounds asks"
+        " again.",
+    )
+
+    def round_gate_targets(self) -> list[tuple[str, str]]:
+        """`TP_ROUND_GATE_URLS` as (name, base URL) pairs."""
+        pairs = (entry.split("=", 1) for entry in self.round_gate_urls.split(",") if entry)
+        return [(name, url.rstrip("/")) for name, url in pairs]

@@ -6,6 +6,8 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 from uuid import UUID
@@ -16,14 +18,31 @@ from redis.asyncio.client import PubSub
 from redis.exceptions import RedisError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
-from teenpatti.events.catalog import ResultVoidRequested, RoundVoided
+from teenpatti.access import AccessUnavailableError
+from teenpatti.events.catalog import ResultVoidRequested, RoundVoided, registry
+from teenpatti.events.contracts import EventContractError
 from teenpatti.http import KeyHolder, ProblemError, record_refusal
-from teenpatti.kernel.dependencies import Supervisor, authenticate, holder_of, provide, provide_ws
+from teenpatti.kernel.dependencies import (
+    Supervisor,
+    SupervisorOrDealer,
+    authenticate,
+    authenticator,
+    holder_of,
+    provide,
+    provide_ws,
+)
 
 from .adapters.feed_tickets import FeedTickets
 from .adapters.redis_feed import FeedMessage, RedisTableFeed, feed_message
 from .adapters.tables import TableSummary
-from .adapters.views import ConfigView, PendingChangeView, ResultVoidView, RoundView, state_view
+from .adapters.views import (
+    ConfigView,
+    PendingChangeView,
+    ResultVoidView,
+    RoundView,
+    VideoLostView,
+    state_view,
+)
 from .clock import ClockManager
 from .domain.decisions import OpenTable
 from .domain.results import RoundRecord, round_number_in
@@ -42,6 +61,8 @@ MAX_POSITION = 2**31 - 1
 # with no live message for this long the feed checks the store itself (a lost publish, or
 # a feed consumer that is behind, must not leave a client waiting forever)
 FEED_RESYNC_SECONDS = 2.0
+# an open feed checks its key again at most this often (a cache of 0 s: every second)
+FEED_KEY_CHECK_MIN_SECONDS = 1.0
 
 
 @dataclass
@@ -92,6 +113,9 @@ class TablePublic(BaseModel):
     round: RoundView | None
     pending_change: PendingChangeView | None
     result_voids: list[ResultVoidView]  # ended rounds' voids waiting for a second supervisor
+    video_lost: VideoLostView | None  # the studio reported the video lost: no round opens
+    rounds_held: list[str]  # why no round opens: each service a round needs not ready
+    rounds_held_since: str | None
 
     @classmethod
     def of(cls, state: TableState) -> TablePublic:
@@ -240,9 +264,10 @@ async def open_table(
     body: TableOpen, holder: Supervisor, parts: Parts, response: Response
 ) -> TablePublic:
     """Open a table (201), or give it a new configuration from its next round (200; nothing
-    changes when it is already open with exactly this one). A pay table or limits change of
-    an open table, or a pay table other than the published one, is only proposed (202,
-    `pending_change`): another supervisor approves it. Refused (422) above the RTP ceiling."""
+    changes when it is already open with exactly this one). Limits or a pay table not
+    approved for this table before (a new table, a reopening or a change with other terms)
+    are only proposed (202, `pending_change`): another supervisor approves them. Refused
+    (422) above the RTP ceiling."""
     holder.require_table(body.table_id, "/tables")
     command = OpenTable(
         table_id=body.table_id,
@@ -370,8 +395,32 @@ async def close_table(table_id: str, body: Reason, holder: Supervisor, parts: Pa
 
 
 @router.post("/tables/{table_id}/pause")
-async def pause_round(table_id: str, body: Reason, holder: Supervisor, parts: Parts) -> TablePublic:
+async def pause_round(
+    table_id: str, body: Reason, holder: SupervisorOrDealer, parts: Parts
+) -> TablePublic:
+    """Stop the round in play at once: a supervisor or the dealer (rules, pause/void); only
+    a supervisor resumes it."""
     return TablePublic.of(await parts.service.pause(table_id, holder.name, body.reason))
+
+
+@router.post("/tables/{table_id}/video-lost")
+async def report_video_lost(
+    table_id: str, body: Reason, holder: SupervisorOrDealer, parts: Parts
+) -> TablePublic:
+    """The studio (the dealer, or a supervisor) reports the table's video or stream lost:
+    a round with no card dealt yet is cancelled and every bet refunded, a started round
+    plays to its result, and no new round opens until the video is restored (rules, error
+    handling). Reported again, nothing changes."""
+    return TablePublic.of(await parts.service.video_lost(table_id, holder.name, body.reason))
+
+
+@router.post("/tables/{table_id}/video-restored")
+async def report_video_restored(
+    table_id: str, holder: SupervisorOrDealer, parts: Parts, body: OptionalReason | None = None
+) -> TablePublic:
+    """The table's video is back: rounds open again."""
+    reason = (body.reason if body is not None else None) or ""
+    return TablePublic.of(await parts.service.video_restored(table_id, holder.name, reason))
 
 
 @router.post("/tables/{table_id}/resume")
@@ -474,7 +523,7 @@ def _require_known(state: TableState) -> None:
 async def issue_feed_ticket(table_id: str, holder: AnyKey, parts: Parts) -> FeedTicket:
     """A single-use ticket that opens this table's feed within a few seconds, for clients
     that cannot send a header with a WebSocket (browsers); the key never goes in a URL."""
-    ticket = await parts.tickets.issue(table_id, holder.name)
+    ticket = await parts.tickets.issue(table_id, holder)
     return FeedTicket(ticket=ticket, expires_in_seconds=parts.tickets.ttl_seconds)
 
 
@@ -488,12 +537,23 @@ async def table_feed(
 ) -> None:
     """Every event after `after`, then live ones, in stream order with no gap or repeat.
     Opened with the `X-Api-Key` header, or a ticket (`POST .../feed/tickets`), never a key
-    in the URL."""
+    in the URL. The key is checked again while the feed is open: revoked or expired, the
+    feed is closed (4401)."""
+    path = websocket.url.path
     try:
         if ticket is not None:
-            await _redeem(parts.tickets, ticket, table_id, websocket.url.path)
+            holder = await _redeem(parts.tickets, ticket, table_id, path)
+
+            async def key_holds() -> None:
+                await authenticator(websocket).recheck(holder, path)
+
         else:
-            await authenticate(websocket, websocket.headers.get("x-api-key"))
+            key = websocket.headers.get("x-api-key")
+            await authenticate(websocket, key)
+
+            async def key_holds() -> None:
+                await authenticate(websocket, key)
+
     except ProblemError as error:
         await websocket.accept()
         await websocket.close(code=4401 if error.status == 401 else 4403, reason=error.detail)
@@ -514,7 +574,13 @@ async def table_feed(
         return
     disconnected = asyncio.create_task(_wait_disconnect(websocket))
     try:
-        await _stream(websocket, pubsub, parts, table_id, after, disconnected)
+        await _stream(websocket, pubsub, parts, table_id, after, disconnected, key_holds)
+    except ProblemError as error:  # the key was revoked or expired while the feed was open
+        with contextlib.suppress(Exception):
+            await websocket.close(code=4401 if error.status == 401 else 4403, reason=error.detail)
+    except AccessUnavailableError:
+        with contextlib.suppress(Exception):
+            await websocket.close(code=1011, reason="the key cannot be checked now; reconnect")
     except (WebSocketDisconnect, RuntimeError, ConnectionError):
         pass  # the client left
     except RedisError as error:
@@ -532,8 +598,9 @@ async def table_feed(
                 await websocket.close()
 
 
-async def _redeem(tickets: FeedTickets, ticket: str, table_id: str, path: str) -> None:
-    """The ticket opens this table's feed (and is spent), else a 401 problem, recorded."""
+async def _redeem(tickets: FeedTickets, ticket: str, table_id: str, path: str) -> KeyHolder:
+    """The ticket opens this table's feed (and is spent): who asked for it; else a 401
+    problem, recorded."""
     try:
         redeemed = await tickets.redeem(ticket)
     except RedisError as error:
@@ -541,6 +608,7 @@ async def _redeem(tickets: FeedTickets, ticket: str, table_id: str, path: str) -
     if redeemed is None or redeemed.table_id != table_id:
         record_refusal("invalid_ticket", path=path)
         raise ProblemError(401, "invalid_ticket", "the ticket is unknown, used or expired")
+    return redeemed.holder
 
 
 async def _stream(
@@ -550,11 +618,18 @@ async def _stream(
     table_id: str,
     after: int,
     disconnected: asyncio.Task[None],
+    key_holds: Callable[[], Awaitable[None]],
 ) -> None:
     sent = after
     sent = await _catch_up(websocket, parts, table_id, sent)
     idle = 0.0
+    # as often as a revocation may take to be seen (TP_ACCESS_CACHE_SECONDS)
+    check_every = max(authenticator(websocket).cache_seconds, FEED_KEY_CHECK_MIN_SECONDS)
+    checked_at = time.monotonic()
     while not disconnected.done():
+        if time.monotonic() - checked_at >= check_every:
+            await key_holds()  # a ProblemError ends the feed
+            checked_at = time.monotonic()
         message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.5)
         if message is None:
             idle += 0.5
@@ -562,8 +637,13 @@ async def _stream(
                 sent, idle = await _catch_up(websocket, parts, table_id, sent), 0.0
             continue
         idle = 0.0
-        event = json.loads(message["data"])
-        position = int(event["position"])
+        event = trusted_feed_message(message["data"])
+        if event is None:
+            # not a message this service wrote: nothing of it is relayed; the store is read
+            log.warning("table %s: a feed message that is not an event was passed over", table_id)
+            sent = await _catch_up(websocket, parts, table_id, sent)
+            continue
+        position = event["position"]
         if position <= sent:
             continue  # already sent (from the catch-up, or a repeated publish)
         if position > sent + 1:
@@ -572,6 +652,38 @@ async def _stream(
                 continue
         await websocket.send_json(event)
         sent = position
+
+
+def trusted_feed_message(data: str | bytes) -> FeedMessage | None:
+    """A message of the table's feed channel as this service publishes it (`feed_message`):
+    exactly its four fields, a position, a catalog event type and a payload that decodes as
+    that event; else None. Only the table's Redis user may publish there (deploy/): this is
+    the second line, so that nothing else a channel carries reaches a viewer."""
+    try:
+        message = json.loads(data)
+    except ValueError:
+        return None
+    if not isinstance(message, dict) or set(message) != set(FEED_FIELDS):
+        return None
+    position, event_type, payload = message["position"], message["event_type"], message["payload"]
+    event_class = registry.event_types.get(event_type) if isinstance(event_type, str) else None
+    if (
+        isinstance(position, bool)
+        or not isinstance(position, int)
+        or position < 1
+        or event_class is None
+        or not isinstance(payload, dict)
+        or not isinstance(message["occurred_at"], str)
+    ):
+        return None
+    try:
+        registry.decode(event_type, event_class.schema_version, payload)
+    except (EventContractError, ValueError):
+        return None
+    return feed_message(position, event_type, payload, message["occurred_at"])
+
+
+FEED_FIELDS = ("position", "event_type", "payload", "occurred_at")
 
 
 async def _catch_up(websocket: WebSocket, parts: Components, table_id: str, sent: int) -> int:

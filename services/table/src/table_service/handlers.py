@@ -24,6 +24,7 @@ from teenpatti.events.catalog import (
     ResultVoidRejected,
     ResultVoidRequested,
     RoundClosed,
+    RoundOpened,
     RoundVoided,
     registry,
 )
@@ -40,6 +41,7 @@ from teenpatti.observability.metrics import (
     seconds_between,
 )
 
+from .adapters.readiness import ReadinessGate
 from .adapters.round_results import round_result, round_results, save_round_results
 from .adapters.scanners import load_scanners, save_sequences
 from .adapters.sealed_cards import seal_cards
@@ -68,6 +70,8 @@ from .domain.decisions import (
     decide_rescan,
     decide_resume,
     decide_scan,
+    decide_video_lost,
+    decide_video_restored,
     decide_void_result,
     refuse_unknown_table,
 )
@@ -95,6 +99,10 @@ MAX_ATTEMPTS = 20
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+def _opens_round(events: list[Event]) -> bool:
+    return any(isinstance(event, RoundOpened) for event in events)
 
 
 @dataclass(frozen=True)
@@ -140,6 +148,12 @@ class TableService:
             max_currencies=settings.max_currencies,
         )
         self.par_sheets = ParSheets()
+        # asked before a round opens: the services a round needs (TP_ROUND_GATE_URLS)
+        self.gate = ReadinessGate(
+            settings.round_gate_targets(),
+            timeout=settings.round_gate_timeout_seconds,
+            cache_seconds=settings.round_gate_cache_seconds,
+        )
         # told the table id after each append here (the clock manager starts clocks at once)
         self.on_appended: Callable[[TableState], None] | None = None
 
@@ -241,6 +255,16 @@ class TableService:
         state, _ = await self.execute(table_id, lambda s, now: decide_resume(s, actor, now))
         return state
 
+    async def video_lost(self, table_id: str, actor: str, reason: str) -> TableState:
+        state, _ = await self.execute(table_id, lambda s, _: decide_video_lost(s, actor, reason))
+        return state
+
+    async def video_restored(self, table_id: str, actor: str, reason: str) -> TableState:
+        state, _ = await self.execute(
+            table_id, lambda s, _: decide_video_restored(s, actor, reason)
+        )
+        return state
+
     async def mark_wrong(self, table_id: str, actor: str, position: str, reason: str) -> TableState:
         state, _ = await self.execute(
             table_id, lambda s, _: decide_mark_wrong(s, actor, position, reason)
@@ -295,16 +319,29 @@ class TableService:
     # -------------------------------------------------------------- the clock
     async def tick(self, table_id: str, known_version: int = 0) -> tuple[TableState, bool]:
         """Whatever time makes due now (open a round, close betting, cancel a stale pause).
-        `known_version`: see `execute`. A betting window closed is counted, with how late it
-        closed (`teenpatti_table_betting_close_lateness_seconds`)."""
+        `known_version`: see `execute`. A round opens only once the services it needs are
+        asked (`gate`), and only then: nothing else time does waits for them. A betting
+        window closed is counted, with how late it closed
+        (`teenpatti_table_betting_close_lateness_seconds`)."""
         decided: list[tuple[TableState, list[Event]]] = []  # the last decision taken
+        blockers: tuple[str, ...] | None = None  # not asked yet
+        wants_round = False
 
         def decide(state: TableState, now: datetime) -> list[Event]:
-            events = decide_clock(state, now, self.pause_timeout, self.dealing_stall)
+            nonlocal wants_round
+            events = decide_clock(
+                state, now, self.pause_timeout, self.dealing_stall, blockers or ()
+            )
+            if blockers is None and self.gate.enabled and _opens_round(events):
+                wants_round = True
+                return []
             decided[:] = [(state, events)]
             return events
 
         state, acted = await self.execute(table_id, decide, known_version=known_version)
+        if wants_round:
+            blockers = await self.gate.blockers()
+            state, acted = await self.execute(table_id, decide, known_version=state.version)
         if acted:
             [(before, events)] = decided
             closes_at = before.round.betting_closes_at if before.round is not None else None

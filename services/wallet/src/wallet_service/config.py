@@ -49,6 +49,15 @@ class WalletSettings(InfrastructureSettings):
         description="How long the single-use launch ticket in a session's launch URL may be"
         " exchanged for the session token (`POST /sessions/launch`).",
     )
+    session_balance_cache_seconds: float = Field(
+        default=2.0,
+        gt=0,
+        le=60,
+        description="A seamless operator's player: how long one wallet instance keeps the"
+        " operator's answer to a session's `GET /me/balance` (its signed `/user/balance`"
+        " call), so that a session makes at most one such call per this many seconds, and"
+        " never two at once, however often it asks.",
+    )
     player_view_url: str = Field(
         default="http://localhost:8103",
         description="The base URL of the player view that launch URLs point to"

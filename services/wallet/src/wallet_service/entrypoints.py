@@ -19,6 +19,7 @@ from pydantic import (
     WithJsonSchema,
 )
 
+from teenpatti.currencies import CurrencyCode
 from teenpatti.events.catalog import BetTypeName, Outcome
 from teenpatti.http import ProblemError
 from teenpatti.kernel.dependencies import Operator, provide
@@ -43,7 +44,7 @@ class _Request(BaseModel):
 
 class TransferCreate(_Request):
     transfer_id: Annotated[str, Field(min_length=1, max_length=100)]
-    currency: Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
+    currency: CurrencyCode  # one of the platform's currencies (teenpatti.currencies)
     # below 2**53 so that every JSON client reads it exactly
     amount: Annotated[StrictInt, Field(gt=0, le=9_007_199_254_740_991)]
 

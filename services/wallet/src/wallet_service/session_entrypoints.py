@@ -11,6 +11,7 @@ from uuid import UUID
 from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
+from teenpatti.currencies import CurrencyCode
 from teenpatti.http import ProblemError, refusal
 from teenpatti.kernel.dependencies import Operator
 from teenpatti.seamless import BalanceCall
@@ -36,7 +37,7 @@ class SessionCreate(_Request):
     # the operator's own token for the player, bound to one player and currency
     token: Annotated[str, Field(min_length=1, max_length=512)]
     player_id: Annotated[str, Field(min_length=1, max_length=100, pattern=PLAYER_ID_PATTERN)]
-    currency: Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
+    currency: CurrencyCode  # one of the platform's currencies (teenpatti.currencies)
     language: Language = "en"
     # the table service's rule for a table id (teenpatti.access.keys.TABLE_ID_PATTERN)
     table_id: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")]
@@ -167,11 +168,13 @@ async def me(player: Player) -> PlayerPublic:
 @router.get("/me/balance")
 async def my_balance(player: Player, wallet: WalletDep) -> PlayerBalancePublic:
     """A transfer operator's player: the wallet's balance; a seamless operator's: the
-    operator's, asked with the session's token (`/user/balance`)."""
+    operator's, asked with the session's token (`/user/balance`), at most once every
+    `TP_SESSION_BALANCE_CACHE_SECONDS` per session (the last answer in between)."""
     config = await wallet.operators.configs.get(player.operator_id)
     if config.seamless:
-        outcome = await wallet.operators.balance(
-            config, BalanceCall(player.player_id, player.operator_token, player.currency)
+        call = BalanceCall(player.player_id, player.operator_token, player.currency)
+        outcome = await wallet.sessions.balances.of(
+            player.session_id, lambda: wallet.operators.balance(config, call)
         )
         return PlayerBalancePublic(currency=player.currency, balance=operator_balance(outcome))
     balances = await wallet.balances(player.operator_id, player.player_id)

@@ -1,15 +1,23 @@
 """Player sessions, the use cases: the operator opens, shows and ends a session; the player
 view exchanges the launch ticket for the session token; every player request resolves its
-token to the session (read each time, so an ending or an expiry takes effect at once)."""
+token to the session (read each time, so an ending or an expiry takes effect at once). A
+seamless player's balance is its operator's, asked for the session at most once every
+`TP_SESSION_BALANCE_CACHE_SECONDS` (`SessionBalances`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID, uuid4
 
 import asyncpg
+
+from teenpatti.seamless import CallOutcome
 
 from .adapters import sessions as db
 from .config import WalletSettings
@@ -26,6 +34,8 @@ from .domain.sessions import (
 )
 
 Clock = Callable[[], datetime]
+# the sessions whose balance answer is kept at once; past it the least recently asked goes
+MAX_KEPT_BALANCES = 100_000
 
 
 class InvalidSessionError(WalletError):
@@ -63,6 +73,7 @@ class PlayerSessions:
         self._ticket_lifetime = timedelta(seconds=settings.session_ticket_seconds)
         self._player_view_url = settings.player_view_url
         self._clock = clock
+        self.balances = SessionBalances(settings.session_balance_cache_seconds)
 
     async def open(
         self,
@@ -162,6 +173,44 @@ class PlayerSessions:
             "ended_at": _iso(session.ended_at),
             **_player_view(session),
         }
+
+
+@dataclass
+class _Asked:
+    at: float
+    answer: asyncio.Task[CallOutcome]
+
+
+class SessionBalances:
+    """A seamless operator's answer to a session's balance call, kept `seconds` from the
+    call: however often a session asks (a page reloaded in a loop, a script), its operator
+    gets at most one signed `/user/balance` call per `seconds` from this instance, and never
+    two at once; the answers in between are the last one. A call that fails is kept as
+    long: a failing operator is not asked faster."""
+
+    def __init__(
+        self,
+        seconds: float,
+        *,
+        monotonic: Callable[[], float] = time.monotonic,
+        max_sessions: int = MAX_KEPT_BALANCES,
+    ) -> None:
+        self._seconds = seconds
+        self._monotonic = monotonic
+        self._max_sessions = max_sessions
+        self._asked: OrderedDict[UUID, _Asked] = OrderedDict()
+
+    async def of(self, session_id: UUID, ask: Callable[[], Awaitable[CallOutcome]]) -> CallOutcome:
+        """The session's balance answer: the kept one, else `ask()`'s, once for all askers."""
+        now = self._monotonic()
+        asked = self._asked.get(session_id)
+        if asked is None or (asked.answer.done() and now - asked.at >= self._seconds):
+            asked = self._asked[session_id] = _Asked(now, asyncio.ensure_future(ask()))
+            if len(self._asked) > self._max_sessions:
+                self._asked.popitem(last=False)
+        self._asked.move_to_end(session_id)
+        # one asker leaving (its client gone) does not cancel the call the others wait for
+        return await asyncio.shield(asked.answer)
 
 
 def _player_view(session: PlayerSession) -> dict[str, Any]:

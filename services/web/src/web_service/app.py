@@ -4,7 +4,9 @@ the one address their scripts talk to.
 A stateless process: no database, no broker, no cache. It serves files, forwards the pages'
 API calls to the four services with the caller's own credentials, relays the tables' live
 feeds, and reads a player's own table with its `viewer` key; it adds no privilege to anyone
-(docs/web.md, docs/decisions/0074-a-stateless-web-front.md).
+(docs/web.md, docs/decisions/0074-a-stateless-web-front.md). It limits each client address
+and each session itself, and names the client to the services (`callers`,
+docs/decisions/0087-limits-at-the-web-front.md).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from teenpatti.kernel.edges import BodyLimitMiddleware
 from teenpatti.observability.logs import RequestLogContext, setup_logging
 from teenpatti.settings import InfrastructureSettings
 
-from . import console, demo, forwarding, pages, play
+from . import callers, console, demo, forwarding, pages, play
 from .config import WebSettings
 from .rules import router as rules_router
 from .upstream import SERVICES, Upstreams
@@ -71,6 +73,8 @@ def create_app(
         middleware=[
             Middleware(RequestLogContext, service=NAME),
             Middleware(pages.SecurityHeaders, frame_ancestors=settings.frame_ancestors),
+            # the client address, passed on to the services, and the web front's own limits
+            *callers.edges(settings, infrastructure.env),
             Middleware(BodyLimitMiddleware, limit=infrastructure.http_max_body_bytes),
         ],
     )

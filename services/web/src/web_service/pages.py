@@ -1,6 +1,7 @@
 """The pages and their files, and the headers every answer carries.
 
-Plain HTML, CSS and ES modules from `static/`, no build step, nothing from another origin.
+Plain HTML, CSS and ES modules from `static/`, no build step, nothing from another origin;
+and `/currencies.json`, the platform's one currency table, by which the pages format amounts.
 The Content-Security-Policy allows only this origin's scripts, styles, images (and `data:`
 images) and connections, so an injected `<script>`, inline handler or `style=` attribute
 does nothing; `frame-ancestors` lets only the operators' lobbies (`TP_WEB_FRAME_ANCESTORS`)
@@ -16,6 +17,7 @@ from fastapi.responses import FileResponse
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from teenpatti.currencies import CURRENCIES_FILE
 from teenpatti.http import ProblemError
 
 STATIC = Path(__file__).parent / "static"
@@ -52,6 +54,15 @@ async def console() -> FileResponse:
 async def play(table_id: str) -> FileResponse:
     """The player view: `?ticket=<launch ticket>&lang=<language>` (a session's launch URL)."""
     return _page("play.html")
+
+
+@router.get("/currencies.json", include_in_schema=False)
+async def currencies() -> FileResponse:
+    """Every currency the platform accepts and its minor unit: the one table the wallet uses
+    (teenpatti.currencies), read by the pages' `money.js` to format amounts."""
+    return FileResponse(
+        CURRENCIES_FILE, media_type="application/json", headers={"Cache-Control": "no-cache"}
+    )
 
 
 class SecurityHeaders:

@@ -139,7 +139,7 @@ async def play_table(player: Player, parts: UpstreamsDep) -> Response:
         await parts.request("table", "GET", f"/tables/{player.table_id}", headers=parts.viewer)
     )
     if answer.status_code != 200:
-        return _as_is(answer.status_code, answer.content, answer.headers.get("content-type"))
+        return _as_is(answer)
     return Response(json.dumps(player_table(answer.json())), media_type="application/json")
 
 
@@ -165,7 +165,7 @@ async def play_results(
         )
     )
     if answer.status_code != 200:
-        return _as_is(answer.status_code, answer.content, answer.headers.get("content-type"))
+        return _as_is(answer)
     return Response(json.dumps(player_results(answer.json())), media_type="application/json")
 
 
@@ -262,5 +262,13 @@ def _from_table(answer: httpx.Response) -> httpx.Response:
     return answer
 
 
-def _as_is(status: int, content: bytes, content_type: str | None) -> Response:
-    return Response(content, status_code=status, media_type=content_type or PROBLEM_JSON)
+def _as_is(answer: httpx.Response) -> Response:
+    """The table's refusal as it is, with how long to wait (429, 503)."""
+    response = Response(
+        answer.content,
+        status_code=answer.status_code,
+        media_type=answer.headers.get("content-type") or PROBLEM_JSON,
+    )
+    if "retry-after" in answer.headers:
+        response.headers["Retry-After"] = answer.headers["retry-after"]
+    return response

@@ -25,6 +25,8 @@ from starlette.websockets import WebSocketState
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+from .callers import forwarded_for
+
 log = logging.getLogger(__name__)
 
 BAD_FIRST_FRAME = 4400
@@ -77,12 +79,16 @@ async def relay(
     upstream_closings: Mapping[int, Closing],
     watch: Callable[[], Coroutine[Any, Any, Closing]] | None = None,
 ) -> None:
-    """Pass the feed at `url` (opened with `headers`) to the page through `keep`, until one
-    side leaves or `watch` returns a reason to stop. A close code of the table's in
-    `upstream_closings` is passed on as it says; any other end of the upstream feed is 1011."""
+    """Pass the feed at `url` (opened with `headers`, and the page's client address) to the
+    page through `keep`, until one side leaves or `watch` returns a reason to stop. A close
+    code of the table's in `upstream_closings` is passed on as it says (the table closes a
+    feed whose key is revoked or expires: 4401); any other end of the upstream feed is
+    1011."""
     try:
         upstream = await connect(
-            url, additional_headers=dict(headers), open_timeout=OPEN_UPSTREAM_SECONDS
+            url,
+            additional_headers={**headers, **forwarded_for()},
+            open_timeout=OPEN_UPSTREAM_SECONDS,
         )
     except (OSError, InvalidHandshake, TimeoutError) as error:
         log.warning("feed %s: cannot open the upstream feed: %r", websocket.url.path, error)

@@ -6,34 +6,44 @@ from `rules/{lang}.json`, the rules texts of `../shared/rules/` put in a structu
 corrected where a translation says something else than the English, which prevails
 (`rules/CORRECTIONS.md` lists every change). The names of hands and bets come from the
 game's texts (`static/i18n/{lang}/game.json`), the ones the player view shows, and every pay
-figure from the published pay table of the engine, so no page can disagree with what the
-wallet pays (docs/decisions/0075-the-rules-in-five-languages.md).
+figure from a pay table of the engine, so no page can disagree with what the wallet pays
+(docs/decisions/0075-the-rules-in-five-languages.md): the published one, or with `?table=`
+(the player view's link) the one the table service holds for that table, read with the web
+front's own key; when that table cannot be read, the published one with a note that says so.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import fields
+import logging
+from dataclasses import dataclass, fields
 from fractions import Fraction
-from functools import cache
+from functools import cache, lru_cache
 from html import escape
 from pathlib import Path
 from typing import Annotated, Literal
+from urllib.parse import quote
 
-from fastapi import APIRouter, Header
+from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from teenpatti.access.keys import TABLE_ID_PATTERN
 from teenpatti.engine import (
     PUBLISHED_PAY_TABLE,
     BetType,
+    InvalidPayTableError,
     PayTable,
     SixCardCategory,
     ThreeCardCategory,
     parse_cards,
 )
-from teenpatti.engine.paytable import format_odds
+from teenpatti.engine.paytable import format_odds, pay_table_from_mapping
 from teenpatti.http import ProblemError
+
+from .upstream import UpstreamUnavailableError, upstreams
+
+log = logging.getLogger(__name__)
 
 RULES_DIR = Path(__file__).parent / "rules"
 I18N_DIR = Path(__file__).parent / "static" / "i18n"
@@ -105,12 +115,20 @@ class Columns(_Strict):
     payout: str
 
 
+class TableNotes(_Strict):
+    """What a table's page says of its pay figures; `{table}` is the table's name or id."""
+
+    shown: str = Field(description="the figures are the table's own")
+    published: str = Field(description="the table's cannot be read: the published ones shown")
+
+
 class RulesText(_Strict):
     """One language's rules (`rules/{lang}.json`): the prose, in the order of the English."""
 
     language: str
     title: str
     odds: str = Field(description='how the language writes "x to 1", e.g. "{odds}:1"')
+    table_notes: TableNotes
     columns: Columns
     captions: dict[TableName, str]
     hand_descriptions: dict[ThreeCardCategory, str]
@@ -163,16 +181,31 @@ def odds_figure(odds: Fraction) -> str:
     return f"{int(whole):,}{dot}{part}"
 
 
-def render_rules_page(lang: str, pay_table: PayTable = PUBLISHED_PAY_TABLE) -> str:
-    """The whole HTML page of the rules in `lang` (one of LANGUAGES)."""
+@dataclass(frozen=True)
+class TableShown:
+    """The table whose pay table a page is for: `name` when its own is shown, None when it
+    could not be read (unknown, or the table service unreachable) and the published one is."""
+
+    table_id: str
+    name: str | None
+
+
+def render_rules_page(
+    lang: str, pay_table: PayTable = PUBLISHED_PAY_TABLE, table: TableShown | None = None
+) -> str:
+    """The whole HTML page of the rules in `lang` (one of LANGUAGES), with `pay_table`'s
+    figures; for `table`, a note saying whose they are, and links that keep the table."""
     text = rules_text(lang)
     names = game_texts(lang)
     direction = "rtl" if lang in RIGHT_TO_LEFT else "ltr"
     body = [f"<h1>{escape(text.title)}</h1>"]
+    if table is not None:
+        body.append(_table_note(text.table_notes, table))
     for number, section in enumerate(text.sections, start=1):
         body.append(_section(number, section, text, names, pay_table))
     alternates = "\n".join(
-        f'<link rel="alternate" hreflang="{other}" href="/rules/{other}">' for other in LANGUAGES
+        f'<link rel="alternate" hreflang="{other}" href="{_rules_url(other, table)}">'
+        for other in LANGUAGES
     )
     content = "\n".join(body)
     return f"""<!doctype html>
@@ -190,7 +223,7 @@ def render_rules_page(lang: str, pay_table: PayTable = PUBLISHED_PAY_TABLE) -> s
 <header class="rules-header">
 <nav aria-label="{escape(names["nav.languages"])}">
 <ul class="languages">
-{_language_links(lang)}
+{_language_links(lang, table)}
 </ul>
 </nav>
 </header>
@@ -202,17 +235,36 @@ def render_rules_page(lang: str, pay_table: PayTable = PUBLISHED_PAY_TABLE) -> s
 """
 
 
-def _language_links(current: str) -> str:
+def _rules_url(lang: str, table: TableShown | None) -> str:
+    if table is None:
+        return f"/rules/{lang}"
+    return escape(f"/rules/{lang}?table={quote(table.table_id, safe='')}")
+
+
+def _language_links(current: str, table: TableShown | None) -> str:
     links = []
     for lang in LANGUAGES:
         name = escape(game_texts(lang)["language.name"])
         direction = "rtl" if lang in RIGHT_TO_LEFT else "ltr"
         here = ' aria-current="page"' if lang == current else ""
         links.append(
-            f'<li><a href="/rules/{lang}" hreflang="{lang}" lang="{lang}" dir="{direction}"'
-            f"{here}>{name}</a></li>"
+            f'<li><a href="{_rules_url(lang, table)}" hreflang="{lang}" lang="{lang}"'
+            f' dir="{direction}"{here}>{name}</a></li>'
         )
     return "\n".join(links)
+
+
+def _table_note(notes: TableNotes, table: TableShown) -> str:
+    """Whose pay figures the page shows; the table's name isolated (a Latin name in Farsi)."""
+    found = table.name is not None
+    sentence = notes.shown if found else notes.published
+    before, _, after = sentence.partition("{table}")
+    named = f'<bdi class="table-name">{escape(table.name or table.table_id)}</bdi>'
+    return (
+        f'<p id="table-note" class="table-note" data-table="{escape(table.table_id)}"'
+        f' data-pay-table="{"table" if found else "published"}">'
+        f"{escape(before)}{named}{escape(after)}</p>"
+    )
 
 
 def _section(
@@ -324,18 +376,24 @@ def _cards(codes: str) -> Html:
 router = APIRouter(tags=["rules"])
 
 
+TableQuery = Annotated[str | None, Query(max_length=100, description="a table's id")]
+
+
 @router.get("/rules", include_in_schema=False)
 async def rules_index(
-    accept_language: Annotated[str | None, Header()] = None,
+    accept_language: Annotated[str | None, Header()] = None, table: TableQuery = None
 ) -> RedirectResponse:
     """To the rules in the reader's language (`Accept-Language`), English by default."""
     lang = preferred_language(accept_language)
-    return RedirectResponse(f"/rules/{lang}", status_code=307, headers={"Vary": "Accept-Language"})
+    location = f"/rules/{lang}" if table is None else f"/rules/{lang}?table={quote(table, safe='')}"
+    return RedirectResponse(location, status_code=307, headers={"Vary": "Accept-Language"})
 
 
 @router.get("/rules/{lang}", response_class=HTMLResponse, include_in_schema=False)
-async def rules_page(lang: str) -> HTMLResponse:
-    """The rules in one of en, th, fa, ja, ru; another language is a 404 problem."""
+async def rules_page(lang: str, request: Request, table: TableQuery = None) -> HTMLResponse:
+    """The rules in one of en, th, fa, ja, ru; another language is a 404 problem. With
+    `?table=<id>`, the pay figures of that table's pay table (the published ones, said so,
+    when the table cannot be read)."""
     if lang not in LANGUAGES:
         raise ProblemError(
             404,
@@ -343,9 +401,50 @@ async def rules_page(lang: str) -> HTMLResponse:
             f"the rules are published in {', '.join(LANGUAGES)}, not {lang!r}",
             languages=list(LANGUAGES),
         )
-    return HTMLResponse(_published_page(lang), headers={"Cache-Control": "no-cache"})
+    if table is None:
+        return HTMLResponse(_published_page(lang), headers={"Cache-Control": "no-cache"})
+    pay_table, shown = await table_pay_table(request, table)
+    # a table's pay table changes with a supervisors' approval: never kept by a cache
+    return HTMLResponse(_table_page(lang, pay_table, shown), headers={"Cache-Control": "no-store"})
+
+
+async def table_pay_table(request: Request, table_id: str) -> tuple[PayTable, TableShown]:
+    """The pay table the table service holds for `table_id` (its configuration's: the one
+    its rounds pay by, as approved), or the published one when it cannot be read."""
+    unread = (PUBLISHED_PAY_TABLE, TableShown(table_id, None))
+    if not TABLE_ID_PATTERN.match(table_id):
+        return unread
+    parts = upstreams(request)
+    try:
+        answer = await parts.request("table", "GET", f"/tables/{table_id}", headers=parts.viewer)
+    except UpstreamUnavailableError:
+        log.warning("the rules of table %s: the table service cannot be reached", table_id)
+        return unread
+    if answer.status_code in (401, 403):
+        log.error("the table service refused the web front's key (TP_WEB_API_KEY): %s", answer.text)
+        return unread
+    if answer.status_code != 200:
+        return unread  # 404: never opened
+    try:
+        config = answer.json().get("config")
+    except (ValueError, AttributeError):
+        config = None
+    if not isinstance(config, dict):
+        log.error("the table service's answer for table %s has no configuration", table_id)
+        return unread
+    try:
+        pay_table = pay_table_from_mapping(config.get("paytable"))
+    except InvalidPayTableError as error:
+        log.error("the pay table of table %s is unreadable: %s", table_id, error)
+        return unread
+    return pay_table, TableShown(table_id, str(config.get("name") or table_id))
 
 
 @cache
 def _published_page(lang: str) -> str:
     return render_rules_page(lang)  # the texts and the published table change with a release
+
+
+@lru_cache(maxsize=256)
+def _table_page(lang: str, pay_table: PayTable, table: TableShown) -> str:
+    return render_rules_page(lang, pay_table, table)

@@ -1,9 +1,11 @@
 """The four services the web front talks to: one HTTP client for all of them, their base URLs
 by the names the pages use (`table`, `wallet`, `settlement`, `scanner`), and the one answer
-when a service cannot be reached (502 `upstream_unavailable`, naming it)."""
+when a service cannot be reached (502 `upstream_unavailable`, naming it). Every call names
+the client it is made for (`X-Forwarded-For`, `callers.forwarded_for`)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import Any
@@ -13,6 +15,7 @@ from starlette.requests import HTTPConnection
 
 from teenpatti.http import ProblemError
 
+from .callers import forwarded_for
 from .config import WebSettings
 
 SERVICES = ("table", "wallet", "settlement", "scanner")
@@ -62,10 +65,20 @@ class Upstreams:
         """The web front's own key (role `viewer`), for its reads of a session's table."""
         return {"X-Api-Key": self.settings.api_key.get_secret_value()}
 
-    async def request(self, service: str, method: str, path: str, **options: Any) -> httpx.Response:
-        """`method path` on `service`; UpstreamUnavailableError if it does not answer."""
+    async def request(
+        self,
+        service: str,
+        method: str,
+        path: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        **options: Any,
+    ) -> httpx.Response:
+        """`method path` on `service`, naming the client it is made for
+        (`X-Forwarded-For`); UpstreamUnavailableError if it does not answer."""
+        sent = {**(headers or {}), **forwarded_for()}
         try:
-            return await self.http.request(method, self.url(service, path), **options)
+            return await self.http.request(method, self.url(service, path), headers=sent, **options)
         except httpx.HTTPError:
             raise UpstreamUnavailableError(service) from None
 

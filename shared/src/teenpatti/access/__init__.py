@@ -2,6 +2,7 @@
 the tables they may act on, an expiry and a revocation (docs/access.md)."""
 
 from teenpatti.access.authenticator import AccessUnavailableError, Authenticator, KeyLookup
+from teenpatti.access.configured import ConfiguredKeys, ConfiguredKeysError
 from teenpatti.access.keys import (
     AccessKey,
     InvalidKeySpecError,
@@ -25,6 +26,8 @@ __all__ = [
     "AccessKeyStore",
     "AccessUnavailableError",
     "Authenticator",
+    "ConfiguredKeys",
+    "ConfiguredKeysError",
     "InvalidKeySpecError",
     "KeyIdTakenError",
     "KeyLookup",

@@ -1,7 +1,9 @@
-"""Who holds a request's API key: one of the configured keys (`TP_API_KEYS`), else a key of
-the access database, read through a short cache so that a revocation takes effect within
-`TP_ACCESS_CACHE_SECONDS` without a restart (an expiry takes effect at once: the cached row
-carries it). Every refusal is logged and counted (`teenpatti.http.refusal`)."""
+"""Who holds a request's API key: one of the configured keys (`TP_API_KEYS`,
+`TP_API_KEYS_FILE`), else a key of the access database, read through a short cache so that a
+revocation takes effect within `TP_ACCESS_CACHE_SECONDS` without a restart (an expiry takes
+effect at once: the cached row, or the configured entry, carries it). A connection that
+stays open (a feed) asks again (`recheck`). Every refusal is logged and counted
+(`teenpatti.http.refusal`)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 from teenpatti.access.keys import AccessKey, parse_key
-from teenpatti.http import ApiKeys, KeyHolder, ProblemError, record_refusal, refusal
+from teenpatti.http import KeyHolder, ProblemError, record_refusal, refusal
 
 log = logging.getLogger(__name__)
 
@@ -24,6 +26,14 @@ class KeyLookup(Protocol):
     async def find(self, key_id: str) -> AccessKey | None: ...
 
     async def close(self) -> None: ...
+
+
+class ConfiguredLookup(Protocol):
+    """The configured keys (`ApiKeys`, or `ConfiguredKeys` with its file)."""
+
+    def find(self, key: str) -> KeyHolder | None: ...
+
+    def holds(self, holder: KeyHolder) -> bool: ...
 
 
 class AccessUnavailableError(ConnectionError):
@@ -38,7 +48,7 @@ def _now() -> datetime:
 class Authenticator:
     def __init__(
         self,
-        configured: ApiKeys,
+        configured: ConfiguredLookup,
         stored: KeyLookup | None,
         *,
         cache_seconds: float,
@@ -64,6 +74,8 @@ class Authenticator:
         found = self._configured.find(key)
         if found is None:
             found = await self._stored_holder(key, path)
+        elif found.expires_at is not None and found.expires_at <= self._clock():
+            raise _invalid("expired", path, holder=found)
         if roles and found.role not in roles:
             raise refusal(
                 "wrong_role",
@@ -72,6 +84,27 @@ class Authenticator:
                 path=path,
             )
         return found
+
+    @property
+    def cache_seconds(self) -> float:
+        """How long a revocation may take to be seen: what an open connection waits between
+        two `recheck`s."""
+        return self._cache_seconds
+
+    async def recheck(self, holder: KeyHolder, path: str = "") -> None:
+        """A 401 ProblemError unless `holder`'s key still holds: its row active (a database
+        key), or its configured entry still there and not expired. For a connection opened
+        without the key at hand (a feed's ticket); with the key, `holder(key)` again."""
+        if holder.key_id is not None:
+            row = await self._row(holder.key_id, path)
+            status = "unknown" if row is None else row.status(self._clock())
+            if status != "active":
+                raise _invalid(status, path, holder.key_id)
+            return
+        if not self._configured.holds(holder):
+            raise _invalid("revoked", path, holder=holder)
+        if holder.expires_at is not None and holder.expires_at <= self._clock():
+            raise _invalid("expired", path, holder=holder)
 
     async def _stored_holder(self, key: str, path: str) -> KeyHolder:
         parsed = parse_key(key) if self._stored is not None else None
@@ -112,12 +145,15 @@ class Authenticator:
             await self._stored.close()
 
 
-def _invalid(reason: str, path: str, key_id: str | None = None) -> ProblemError:
+def _invalid(
+    reason: str, path: str, key_id: str | None = None, holder: KeyHolder | None = None
+) -> ProblemError:
     return refusal(
         reason,
         ProblemError(
             401, "invalid_api_key", "the API key is not known, has expired or was revoked"
         ),
+        holder=holder,
         key_id=key_id,
         path=path,
     )

@@ -177,3 +177,63 @@ def parse_expiry(text: str, now: datetime) -> datetime:
             " 2027-03-01T00:00:00Z"
         ) from None
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class ConfiguredKey:
+    """An entry of `TP_API_KEYS` or of `TP_API_KEYS_FILE`: a key given in the configuration,
+    scoped and expiring as the access database's keys may be."""
+
+    holder: str
+    role: str
+    key: str
+    tables: frozenset[str] | None  # None: every table
+    expires_at: datetime | None  # None: never
+
+
+_CONFIGURED = re.compile(
+    r"^(?P<holder>[^:]+):(?P<role>[^:]+):(?P<key>[^:]+)"
+    r"(?::tables=(?P<tables>[^:]+))?(?::expires=(?P<expires>.+))?\Z"
+)
+
+
+def parse_configured_key(entry: str) -> ConfiguredKey:
+    """`holder:role:key[:tables=T01|T02][:expires=<ISO 8601 time>]`, checked as a key to issue
+    is (a role, tables for supervisors and dealers only); InvalidKeySpecError names the
+    holder and what is wrong, never the key."""
+    name = entry.split(":", 1)[0].strip()
+    match = _CONFIGURED.match(entry.strip())
+    if match is None:
+        raise InvalidKeySpecError(
+            f"API key entry {name!r}: need holder:role:key, then optionally :tables=T01|T02"
+            " and :expires=<ISO 8601 time> (a key holds no ':')"
+        )
+    role = match["role"]
+    if role not in ROLES:
+        raise InvalidKeySpecError(
+            f"API key entry {name!r}: role {role!r}: one of {', '.join(ROLES)}"
+        )
+    tables = None
+    if match["tables"] is not None:
+        if role not in SCOPED_ROLES:
+            raise InvalidKeySpecError(
+                f"API key entry {name!r}: an {role}'s key acts for the {role} on every table:"
+                f" tables= is for the keys of {' and '.join(f'{r}s' for r in SCOPED_ROLES)}"
+            )
+        try:
+            tables = parse_tables(match["tables"].replace("|", ","))
+        except InvalidKeySpecError as error:
+            raise InvalidKeySpecError(f"API key entry {name!r}: {error}") from None
+        if tables is None:
+            raise InvalidKeySpecError(f"API key entry {name!r}: tables=all is the default")
+    expires_at = None
+    if match["expires"] is not None:
+        try:
+            moment = datetime.fromisoformat(match["expires"])
+        except ValueError:
+            raise InvalidKeySpecError(
+                f"API key entry {name!r}: expires= takes an ISO 8601 time such as"
+                " 2027-03-01T00:00:00Z"
+            ) from None
+        expires_at = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
+    return ConfiguredKey(name, role, match["key"], tables, expires_at)

@@ -5,7 +5,9 @@ round result with the engine, every bet's settlement from its line of a slip (`B
 the round's result (or cancellation) and the pay table in its `RoundOpened`, and checks that
 every bet was settled and paid exactly once, with the settled amount, and that every round
 was played under a pay table an approved configuration of its table names (`TableOpened`:
-the published pay table, one a second supervisor approved, or one approved there before).
+the published pay table, one a second supervisor approved, or one approved there before),
+and that every `TableOpened` applied limits and a pay table a second supervisor approved for
+its table (`unapproved_config`).
 `check_balances` replays the wallet's player streams and compares them with its account and
 ledger tables.
 """
@@ -22,6 +24,7 @@ from typing import Any
 from uuid import UUID
 
 from teenpatti.audit.chain import Finding, Row
+from teenpatti.audit.devices import DeviceHistory, check_devices
 from teenpatti.engine import (
     PUBLISHED_PAY_TABLE,
     Bet,
@@ -94,6 +97,11 @@ AUDITED_TYPES = frozenset(
         "RoundVoided",
         "BetsReversed",
         "BetsCorrected",
+        # for the device checks (teenpatti.audit.devices), with CardDealt above
+        "BettingClosed",
+        "CardScanned",
+        "DeviceRegistered",
+        "DeviceCredentialRotated",
     }
 )
 
@@ -167,6 +175,10 @@ class History:
     stored_at: dict[str, datetime] = field(default_factory=dict)
     # table -> the pay tables (canonical JSON) its approved configurations named so far
     approved_paytables: dict[str, set[str]] = field(default_factory=dict)
+    # which device credential read each card dealt (teenpatti.audit.devices)
+    devices: DeviceHistory = field(default_factory=DeviceHistory)
+    # table -> the limits and pay tables (canonical JSON) a second supervisor approved for it
+    approved_terms: dict[str, set[str]] = field(default_factory=dict)
 
     def is_recent(self, ref: str, cutoff: datetime) -> bool:
         stored = self.stored_at.get(ref)
@@ -188,6 +200,7 @@ class History:
             self.findings.append(Finding("decode", "undecodable", row.ref, str(error)))
             return
         ref = row.ref
+        self.devices.add(event, row)
         match event:
             case TableOpened():
                 self._approve(event, ref)
@@ -291,6 +304,22 @@ class History:
             or paytable in approved
         ):
             approved.add(paytable)
+        # docs/decisions/0086: its limits and pay table approved for the table by another
+        # supervisor, in this event or before it
+        terms = json.dumps({"limits": _limits(opened), "paytable": paytable}, sort_keys=True)
+        approved_terms = self.approved_terms.setdefault(opened.table_id, set())
+        if opened.approved_by is not None and opened.approved_by != opened.actor:
+            approved_terms.add(terms)
+        elif terms not in approved_terms:
+            self.findings.append(
+                Finding(
+                    "config",
+                    "unapproved_config",
+                    f"table {opened.table_id} ({ref})",
+                    f"{opened.actor} applied limits and a pay table no second supervisor"
+                    " approved for this table",
+                )
+            )
 
 
 def _table_control(round_: Round) -> list[Finding]:
@@ -377,6 +406,13 @@ def _canonical(paytable: Mapping[str, Any]) -> str:
 
 
 _PUBLISHED_PAYTABLE = json.dumps(pay_table_to_mapping(PUBLISHED_PAY_TABLE), sort_keys=True)
+
+
+def _limits(opened: TableOpened) -> dict[str, dict[str, list[int]]]:
+    return {
+        currency: {bet: [limit.min, limit.max] for bet, limit in per_bet.items()}
+        for currency, per_bet in opened.limits.items()
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -561,6 +597,7 @@ def check_history(history: History, scope: Scope, settled_before: datetime) -> O
         table, findings = round_pay_table(round_)
         out.findings.extend(findings)
         out.findings.extend(_table_control(round_))
+        out.findings.extend(check_devices(round_, history.devices))
         if round_.opened is not None and not round_.paytable_approved:
             out.findings.append(
                 Finding(

@@ -384,10 +384,86 @@ class RoundVoided(Event):
         return self
 
 
+@registry.register
+class VideoLost(Event):
+    """The studio reports the table's video or stream lost: a round that has not started is
+    cancelled (rules, error handling), a started one plays to its result, and no new round
+    opens until `VideoRestored`."""
+
+    event_type: ClassVar[str] = "VideoLost"
+    table_id: str
+    actor: Actor
+    reason: Annotated[str, Field(min_length=1, max_length=500)]
+
+
+@registry.register
+class VideoRestored(Event):
+    """The studio reports the table's video back: rounds open again."""
+
+    event_type: ClassVar[str] = "VideoRestored"
+    table_id: str
+    actor: Actor
+    reason: Annotated[str, Field(max_length=500)] = ""
+
+
+@registry.register
+class RoundsHeld(Event):
+    """The table opens no new round: a service a round needs (the wallet, settlement) cannot
+    take one now; `reasons` says which and why."""
+
+    event_type: ClassVar[str] = "RoundsHeld"
+    table_id: str
+    reasons: Annotated[
+        list[Annotated[str, Field(max_length=500)]], Field(min_length=1, max_length=20)
+    ]
+
+
+@registry.register
+class RoundsReleased(Event):
+    """Every service a round needs is ready again: the table opens rounds."""
+
+    event_type: ClassVar[str] = "RoundsReleased"
+    table_id: str
+
+
 # ------------------------------------------------------ scanner-gateway -> scanner.events
 # A device's events are one stream (`device-<device_id>`): a consumer applies one only if
 # its stream version is above the last it applied for the device (they travel keyed by
 # table, so a device moved between tables may be heard out of order).
+DeviceChangeKind = Literal["register", "rotate"]
+# the first 64 bits of the SHA-256 of a device's credential, as the device shows it
+Fingerprint = Annotated[str, Field(pattern=r"^[0-9a-f]{4}(-[0-9a-f]{4}){3}$")]
+
+
+@registry.register
+class DeviceChangeProposed(Event):
+    """A supervisor proposed a device for a table (`register`) or a new credential for it
+    (`rotate`): nothing changes until another supervisor approves it, having read the same
+    fingerprint off the device (docs/decisions/0085-a-scanner-needs-two-supervisors.md). The
+    credential is made on the device; the gateway keeps only its SHA-256, never in an event."""
+
+    event_type: ClassVar[str] = "DeviceChangeProposed"
+    change_id: UUID
+    device_id: str
+    table_id: str
+    kind: DeviceChangeKind
+    fingerprint: Fingerprint
+    actor: Actor
+
+
+@registry.register
+class DeviceChangeRejected(Event):
+    """The proposed device change will not apply: rejected by a supervisor (its proposer
+    withdrawing it included)."""
+
+    event_type: ClassVar[str] = "DeviceChangeRejected"
+    change_id: UUID
+    device_id: str
+    table_id: str
+    actor: Actor
+    reason: Annotated[str, Field(max_length=500)]
+
+
 @registry.register
 class DeviceRegistered(Event):
     """The table's one active scanner from now on, with a new credential; its scans'
@@ -396,7 +472,11 @@ class DeviceRegistered(Event):
     event_type: ClassVar[str] = "DeviceRegistered"
     device_id: str
     table_id: str
-    actor: Actor
+    actor: Actor  # who proposed it
+    # the `DeviceChangeProposed` it applies and the other supervisor who approved it; None:
+    # registered by one supervisor alone (the audit reports its cards: device_not_approved)
+    change_id: UUID | None = None
+    approved_by: Actor | None = None
 
 
 @registry.register
@@ -407,7 +487,10 @@ class DeviceCredentialRotated(Event):
     event_type: ClassVar[str] = "DeviceCredentialRotated"
     device_id: str
     table_id: str
-    actor: Actor
+    actor: Actor  # who proposed it
+    # as for `DeviceRegistered`
+    change_id: UUID | None = None
+    approved_by: Actor | None = None
 
 
 @registry.register
@@ -898,6 +981,8 @@ __all__ = [
     "ConfigChangeRejected",
     "CurrencyTotals",
     "DeckReplaced",
+    "DeviceChangeProposed",
+    "DeviceChangeRejected",
     "DeviceCredentialRotated",
     "DeviceRegistered",
     "DeviceRevoked",
@@ -918,6 +1003,8 @@ __all__ = [
     "RoundReversed",
     "RoundSettled",
     "RoundVoided",
+    "RoundsHeld",
+    "RoundsReleased",
     "ScanRejected",
     "SettledLine",
     "SettlementResolutionRequested",
@@ -926,6 +1013,8 @@ __all__ = [
     "StakeLimit",
     "TableClosed",
     "TableOpened",
+    "VideoLost",
+    "VideoRestored",
     "VoidRequested",
     "book_digest",
     "registry",

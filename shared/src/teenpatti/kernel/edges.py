@@ -9,7 +9,11 @@ The kernel puts both in front of every app (`Service.create_app`):
   token bucket; a request that finds either empty is refused with 429 `rate_limited` and
   `Retry-After`, and spends nothing from the other. The buckets live in the instance's
   memory (docs/decisions/0062-rate-limits-per-instance.md): no round trip, nothing to fail,
-  and a limit per instance, which an operator multiplies by the instance count.
+  and a limit per instance, which an operator multiplies by the instance count. The client
+  address is the one a trusted proxy names (`teenpatti.kernel.proxies`); a key that comes
+  through one is counted per key and client, so that the web front's one key, used for
+  every player, is not one bucket a player could drain
+  (docs/decisions/0087-limits-at-the-web-front.md).
 The probes and the scrape (`/health`, `/ready`, `/metrics`) are never limited.
 """
 
@@ -26,6 +30,7 @@ from fastapi import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from teenpatti.http import ProblemError, problem_response
+from teenpatti.kernel.proxies import TrustedProxies, client_address
 from teenpatti.observability.metrics import HTTP_RATE_LIMITED
 
 # never limited: a balancer's probes and Prometheus's scrapes must always get through
@@ -145,19 +150,23 @@ class TokenBuckets:
 
 class RateLimitMiddleware:
     """429 `rate_limited` with `Retry-After` for a caller past its rate: per API key (the
-    `X-Api-Key` header, else `Authorization`, known or not) and per client address. HTTP
-    requests and WebSocket handshakes (refused with close code 1008) alike."""
+    `X-Api-Key` header, else `Authorization`, known or not) and per client address (the
+    peer's, or the one a proxy of `trusted_proxies` names; an IPv6 one by its /64). A key
+    that comes through a trusted proxy is counted per key and client address. HTTP requests
+    and WebSocket handshakes (refused with close code 1008) alike."""
 
     def __init__(
         self,
         app: ASGIApp,
         per_key: Rate,
         per_address: Rate,
+        trusted_proxies: TrustedProxies | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._app = app
         self._keys = TokenBuckets(per_key)
         self._addresses = TokenBuckets(per_address)
+        self._proxies = trusted_proxies or TrustedProxies()
         self._clock = clock
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -166,11 +175,12 @@ class RateLimitMiddleware:
             return
         now = self._clock()
         key = _credential(scope)
-        client = scope.get("client")
-        address = client[0] if client else "unknown"
-        checks = [("address", self._addresses, address)]
+        client = client_address(scope, self._proxies)
+        checks = [("address", self._addresses, client.caller)]
         if key is not None:
-            checks.insert(0, ("api_key", self._keys, key))
+            # a proxy's own key (the web front's viewer key) serves many callers: each its own
+            caller = f"{key}@{client.caller}" if client.forwarded else key
+            checks.insert(0, ("api_key", self._keys, caller))
         for limit, buckets, caller in checks:
             wait = buckets.wait(caller, now)
             if wait:

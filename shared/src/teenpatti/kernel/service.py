@@ -39,7 +39,7 @@ from pydantic import BaseModel
 from redis.asyncio import Redis
 from starlette.middleware import Middleware
 
-from teenpatti.access import Authenticator, PostgresKeyLookup
+from teenpatti.access import Authenticator, ConfiguredKeys, PostgresKeyLookup
 from teenpatti.eventsourcing import (
     MIGRATIONS as STORE_MIGRATIONS,
 )
@@ -53,10 +53,11 @@ from teenpatti.eventsourcing import (
 )
 from teenpatti.eventsourcing.consumer import PartitionsCallback, parked_by_group
 from teenpatti.eventsourcing.relay import parked_outbox_by_relay
-from teenpatti.http import ApiKeys, ProblemError, install_problem_handlers, problem_response
+from teenpatti.http import ProblemError, install_problem_handlers, problem_response
 from teenpatti.kernel.edges import BodyLimitMiddleware, Rate, RateLimitMiddleware
 from teenpatti.kernel.problems import ProblemSource, problems_router
 from teenpatti.kernel.process import freeze_startup_objects, keep_session
+from teenpatti.kernel.proxies import TrustedProxies
 from teenpatti.kernel.subscriptions import (
     Handlers,
     Subscriptions,
@@ -80,7 +81,7 @@ from teenpatti.observability.metrics import (
     exposition,
 )
 from teenpatti.observability.tracing import flush_traces, setup_tracing
-from teenpatti.settings import InfrastructureSettings
+from teenpatti.settings import DEVELOPMENT, InfrastructureSettings, development_keys
 
 log = logging.getLogger(__name__)
 
@@ -413,6 +414,7 @@ class Service(Generic[S]):
             wiring: Wiring | None = None
             with log_context(service=service.name):  # its tasks' lines too
                 try:
+                    app.state.configured_keys.load()  # TP_API_KEYS_FILE, read first here
                     wiring = await kernel.start()
                     app.state.kernel = kernel
                     app.state.components = wiring.components
@@ -443,8 +445,9 @@ class Service(Generic[S]):
         app.state.components = None
         app.state.problem_sources = {}
         # the configured keys, then the access database's (docs/access.md)
+        app.state.configured_keys = configured_keys(settings)
         app.state.authenticator = Authenticator(
-            ApiKeys(settings.api_keys.get_secret_value()),
+            app.state.configured_keys,
             PostgresKeyLookup(settings.postgres_dsn(settings.access_database)),
             cache_seconds=settings.access_cache_seconds,
         )
@@ -458,6 +461,20 @@ class Service(Generic[S]):
         return app
 
 
+def configured_keys(settings: InfrastructureSettings) -> ConfiguredKeys:
+    """`TP_API_KEYS` and `TP_API_KEYS_FILE`, the file read again within the bound of a
+    revocation; outside development it may give no development key."""
+    refused: frozenset[str] = frozenset()
+    if settings.env != DEVELOPMENT:
+        refused = frozenset(key for _, key in development_keys())
+    return ConfiguredKeys(
+        settings.api_keys.get_secret_value(),
+        settings.api_keys_file,
+        check_seconds=settings.access_cache_seconds,
+        refused=refused,
+    )
+
+
 def _edges(settings: InfrastructureSettings, exempt: frozenset[str]) -> list[Middleware]:
     """What one caller may send: the rate limits (where on), then the body limit."""
     edges = []
@@ -469,6 +486,7 @@ def _edges(settings: InfrastructureSettings, exempt: frozenset[str]) -> list[Mid
                 per_address=Rate(
                     settings.rate_limit_address_per_second, settings.rate_limit_address_burst
                 ),
+                trusted_proxies=TrustedProxies.parse(settings.trusted_proxies),
             )
         )
     edges.append(Middleware(BodyLimitMiddleware, limit=settings.http_max_body_bytes, exempt=exempt))

@@ -19,6 +19,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from teenpatti.currencies import UnknownCurrencyError, exponent
 from teenpatti.seamless.calls import (
     Answered,
     BadAnswer,
@@ -55,11 +56,6 @@ class Status(StrEnum):
 
 INT64_MAX = 2**63 - 1
 PROTOCOL_DECIMALS = 5
-# ISO 4217 currencies whose minor unit is not a hundredth; every other has 2 decimals
-_ZERO_DECIMALS = frozenset(("BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF",
-                            "UGX", "UYI", "VND", "VUV", "XAF", "XOF", "XPF"))  # fmt: skip
-_THREE_DECIMALS = frozenset(["BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"])
-_FOUR_DECIMALS = frozenset(["CLF", "UYW"])
 _CURRENCY = re.compile(r"^[A-Z]{3}$")
 
 
@@ -68,14 +64,14 @@ class AmountError(ValueError):
 
 
 def currency_decimals(currency: str) -> int:
-    """The decimals of the currency's minor unit (ISO 4217)."""
+    """The decimals of the currency's minor unit (ISO 4217, the one table teenpatti.currencies);
+    a currency outside it has no exact amount here."""
     if not _CURRENCY.fullmatch(currency):
         raise AmountError(f"{currency!r} is not an ISO 4217 currency code")
-    if currency in _ZERO_DECIMALS:
-        return 0
-    if currency in _THREE_DECIMALS:
-        return 3
-    return 4 if currency in _FOUR_DECIMALS else 2
+    try:
+        return exponent(currency)
+    except UnknownCurrencyError as error:
+        raise AmountError(str(error)) from None
 
 
 def _factor(currency: str) -> int:

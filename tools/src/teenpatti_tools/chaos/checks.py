@@ -64,7 +64,16 @@ CONSUMERS: tuple[tuple[str, str, str, frozenset[str] | None], ...] = (
         "scanner-gateway",
         TABLE_EVENTS,
         "scanner",
-        frozenset({"CardDealt", "CardRefused", "RoundOpened", "RoundClosed", "RoundCancelled"}),
+        frozenset(
+            {
+                "CardDealt",
+                "CardRefused",
+                "RoundOpened",
+                "BettingClosed",
+                "RoundClosed",
+                "RoundCancelled",
+            }
+        ),
     ),
     (
         "settlement",

@@ -3,9 +3,12 @@
 `devices`: one row per registered scanner: its table, its credential's hash, whether it is
 its table's active device, the last sequence number it used, and the last card it read (the
 bounce filter's state, read and written under the row's lock, so every gateway instance sees
-the same window). `scans`: one row per read of a known device with its verdict once the
-table gives one; `GET /scans/{id}` reads it. `table_rounds`: each table's latest round as
-heard on `table.events`, and whether it is in play (stamped on each `CardScanned`).
+the same window). `device_changes`: registrations and rotations proposed, and what became of
+them (the proposed credential's hash until then). `scans`: one row per read of a known device
+with its verdict once the table gives one, and whether that verdict showed the read's value;
+`GET /scans/{id}` reads it. `table_rounds`: each table's latest round as heard on
+`table.events`, whether it is in play (stamped on each `CardScanned`) and whether its betting
+has closed (no device change applies then).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from uuid import UUID
 
 import asyncpg
 
-from scanner_gateway.domain import Device, ScanAnswer
+from scanner_gateway.domain import Device, DeviceChange, ScanAnswer
 
 
 async def clock(connection: asyncpg.Connection) -> datetime:
@@ -94,16 +97,21 @@ def _device(row: asyncpg.Record | None) -> Device | None:
 
 
 async def save_registration(
-    connection: asyncpg.Connection, device: Device, *, actor: str, at: datetime
+    connection: asyncpg.Connection,
+    device: Device,
+    *,
+    actor: str,
+    approved_by: str | None,
+    at: datetime,
 ) -> None:
     """A device with a new credential (registered or rotated): active, its bounce state and
     sequence forgotten."""
     await connection.execute(
-        "INSERT INTO devices (device_id, table_id, credential_hash, registered_at, registered_by)"
-        " VALUES ($1, $2, $3, $4, $5)"
+        "INSERT INTO devices (device_id, table_id, credential_hash, registered_at, registered_by,"
+        " approved_by) VALUES ($1, $2, $3, $4, $5, $6)"
         " ON CONFLICT (device_id) DO UPDATE SET table_id = EXCLUDED.table_id,"
         "   credential_hash = EXCLUDED.credential_hash, registered_at = EXCLUDED.registered_at,"
-        "   registered_by = EXCLUDED.registered_by,"
+        "   registered_by = EXCLUDED.registered_by, approved_by = EXCLUDED.approved_by,"
         "   last_card = NULL, last_scan_id = NULL, last_read_at = NULL,"
         "   active = true, last_sequence = 0, retired_at = NULL, retired_reason = NULL",
         device.device_id,
@@ -111,6 +119,7 @@ async def save_registration(
         device.credential_hash,
         at,
         actor,
+        approved_by,
     )
 
 
@@ -131,8 +140,10 @@ class DeviceRow:
     device_id: str
     table_id: str
     registered_at: datetime
-    registered_by: str
+    registered_by: str  # who proposed its credential
+    approved_by: str | None  # who approved it
     last_card: str | None
+    last_card_revealed: bool  # the table's verdict on its last card showed the value
     last_read_at: datetime | None
     active: bool
     last_sequence: int
@@ -142,11 +153,111 @@ class DeviceRow:
 
 async def list_devices(pool: asyncpg.Pool) -> list[DeviceRow]:
     rows = await pool.fetch(
-        "SELECT device_id, table_id, registered_at, registered_by, last_card, last_read_at,"
-        " active, last_sequence, retired_at, retired_reason"
-        " FROM devices ORDER BY device_id"
+        "SELECT d.device_id, d.table_id, d.registered_at, d.registered_by, d.approved_by,"
+        " d.last_card, coalesce(s.revealed, false) AS last_card_revealed, d.last_read_at,"
+        " d.active, d.last_sequence, d.retired_at, d.retired_reason"
+        " FROM devices d LEFT JOIN scans s ON s.scan_id = d.last_scan_id"
+        " ORDER BY d.device_id"
     )
     return [DeviceRow(**dict(row)) for row in rows]
+
+
+# ------------------------------------------------------------------------- device changes
+@dataclass(frozen=True)
+class ChangeRow:
+    change_id: UUID
+    device_id: str
+    table_id: str
+    kind: str
+    status: str  # pending, approved, rejected
+    proposed_by: str
+    proposed_at: datetime
+    decided_by: str | None
+    decided_at: datetime | None
+
+
+_CHANGE_COLUMNS = (
+    "change_id, device_id, table_id, kind, status, proposed_by, proposed_at, decided_by, decided_at"
+)
+
+
+async def insert_change(connection: asyncpg.Connection, change: DeviceChange, at: datetime) -> None:
+    await connection.execute(
+        "INSERT INTO device_changes (change_id, device_id, table_id, kind, credential_hash,"
+        " proposed_by, proposed_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        change.change_id,
+        change.device_id,
+        change.table_id,
+        change.kind,
+        change.credential_hash,
+        change.proposed_by,
+        at,
+    )
+
+
+async def pending_change_of(connection: asyncpg.Connection, device_id: str) -> UUID | None:
+    """The change waiting for the device, if any."""
+    found: UUID | None = await connection.fetchval(
+        "SELECT change_id FROM device_changes WHERE device_id = $1 AND status = 'pending'",
+        device_id,
+    )
+    return found
+
+
+async def find_change(
+    executor: asyncpg.Pool | asyncpg.Connection, change_id: UUID
+) -> ChangeRow | None:
+    row = await executor.fetchrow(
+        f"SELECT {_CHANGE_COLUMNS} FROM device_changes WHERE change_id = $1", change_id
+    )
+    return None if row is None else ChangeRow(**dict(row))
+
+
+async def lock_pending_change(
+    connection: asyncpg.Connection, change_id: UUID
+) -> DeviceChange | None:
+    """The change if it still waits, its row locked until the transaction ends."""
+    row = await connection.fetchrow(
+        "SELECT change_id, device_id, table_id, kind, credential_hash, proposed_by"
+        " FROM device_changes WHERE change_id = $1 AND status = 'pending' FOR UPDATE",
+        change_id,
+    )
+    return None if row is None else DeviceChange(**dict(row))
+
+
+async def decide_change(
+    connection: asyncpg.Connection, change_id: UUID, status: str, by: str, at: datetime
+) -> ChangeRow:
+    """The change approved or rejected; the proposed credential's hash is dropped."""
+    row = await connection.fetchrow(
+        "UPDATE device_changes SET status = $2, decided_by = $3, decided_at = $4,"
+        f" credential_hash = NULL WHERE change_id = $1 RETURNING {_CHANGE_COLUMNS}",
+        change_id,
+        status,
+        by,
+        at,
+    )
+    assert row is not None
+    return ChangeRow(**dict(row))
+
+
+async def pending_changes(pool: asyncpg.Pool) -> list[ChangeRow]:
+    rows = await pool.fetch(
+        f"SELECT {_CHANGE_COLUMNS} FROM device_changes WHERE status = 'pending'"
+        " ORDER BY proposed_at, change_id"
+    )
+    return [ChangeRow(**dict(row)) for row in rows]
+
+
+async def round_dealing(connection: asyncpg.Connection, table_ids: Sequence[str]) -> str | None:
+    """A round of one of the tables between its betting closed and its result, as last
+    heard (its id), if any."""
+    found: str | None = await connection.fetchval(
+        "SELECT round_id FROM table_rounds WHERE table_id = ANY($1::text[])"
+        " AND in_play AND betting_closed ORDER BY round_id LIMIT 1",
+        list(table_ids),
+    )
+    return found
 
 
 # ---------------------------------------------------------------------------------- scans
@@ -218,11 +329,13 @@ async def record_verdicts(
     if not first:
         return set()
     verdicts = list(first.values())
+    # the value is shown once the table's verdict shows it (decision 0058)
     rows = await connection.fetch(
         "UPDATE scans SET status = v.status, reason = v.reason, detail = v.detail,"
-        " position = v.position, decided_at = v.decided_at"
+        " position = v.position, decided_at = v.decided_at, revealed = v.revealed"
         " FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[],"
-        " $6::timestamptz[]) AS v(scan_id, status, reason, detail, position, decided_at)"
+        " $6::timestamptz[], $7::boolean[])"
+        " AS v(scan_id, status, reason, detail, position, decided_at, revealed)"
         " WHERE scans.scan_id = v.scan_id AND scans.status = 'pending'"
         " RETURNING scans.scan_id",
         [verdict.scan_id for verdict, _ in verdicts],
@@ -231,6 +344,7 @@ async def record_verdicts(
         [verdict.detail for verdict, _ in verdicts],
         [verdict.position for verdict, _ in verdicts],
         [at for _, at in verdicts],
+        [verdict.card is not None for verdict, _ in verdicts],
     )
     return {row[0] for row in rows}
 
@@ -253,6 +367,7 @@ class TableDevice:
     active: bool
     registered_at: datetime
     last_card: str | None
+    last_card_revealed: bool
     last_sequence: int
     last_seen_at: datetime | None
     retired_at: datetime | None
@@ -262,10 +377,12 @@ class TableDevice:
 async def table_devices(pool: asyncpg.Pool, table_id: str) -> list[TableDevice]:
     """The table's devices, the active one first."""
     rows = await pool.fetch(
-        "SELECT d.device_id, d.active, d.registered_at, d.last_card, d.last_sequence,"
+        "SELECT d.device_id, d.active, d.registered_at, d.last_card,"
+        " coalesce(l.revealed, false) AS last_card_revealed, d.last_sequence,"
         " (SELECT max(s.received_at) FROM scans s WHERE s.device_id = d.device_id)"
         " AS last_seen_at, d.retired_at, d.retired_reason"
-        " FROM devices d WHERE d.table_id = $1 ORDER BY d.active DESC, d.device_id",
+        " FROM devices d LEFT JOIN scans l ON l.scan_id = d.last_scan_id"
+        " WHERE d.table_id = $1 ORDER BY d.active DESC, d.device_id",
         table_id,
     )
     return [TableDevice(**dict(row)) for row in rows]
@@ -275,7 +392,7 @@ async def table_scans(pool: asyncpg.Pool, table_id: str, limit: int) -> list[asy
     """The table's last `limit` reads, newest first, with their verdicts."""
     rows: list[asyncpg.Record] = await pool.fetch(
         "SELECT scan_id, device_id, raw, card, status, reason, detail, position, sequence,"
-        " received_at, decided_at FROM scans WHERE table_id = $1"
+        " received_at, decided_at, revealed FROM scans WHERE table_id = $1"
         " ORDER BY received_at DESC, scan_id LIMIT $2",
         table_id,
         limit,
@@ -295,21 +412,38 @@ async def table_known(pool: asyncpg.Pool, table_id: str) -> bool:
 
 
 # --------------------------------------------------------------------------- table rounds
-async def record_rounds(
-    connection: asyncpg.Connection, rounds: Sequence[tuple[str, str, int, bool]]
-) -> None:
-    """Each `(table_id, round_id, number, in_play)` as heard, in order: a round opened
-    replaces an older one; a round's end clears only that round."""
-    for table_id, round_id, number, in_play in rounds:
-        await connection.execute(
-            "INSERT INTO table_rounds (table_id, round_id, number, in_play)"
-            " VALUES ($1, $2, $3, $4)"
-            " ON CONFLICT (table_id) DO UPDATE SET round_id = EXCLUDED.round_id,"
-            "   number = EXCLUDED.number, in_play = EXCLUDED.in_play"
-            " WHERE table_rounds.number < EXCLUDED.number"
-            "   OR (table_rounds.round_id = EXCLUDED.round_id AND NOT EXCLUDED.in_play)",
-            table_id,
-            round_id,
-            number,
-            in_play,
-        )
+# (table_id, round_id, number, what): what is `opened`, `betting_closed` or `ended`
+RoundHeard = tuple[str, str, int, str]
+
+
+async def record_rounds(connection: asyncpg.Connection, rounds: Sequence[RoundHeard]) -> None:
+    """Each round event as heard, in order: a round opened replaces an older one; its betting
+    closed marks it dealt; its end clears only that round."""
+    for table_id, round_id, number, what in rounds:
+        if what == "opened":
+            await connection.execute(
+                "INSERT INTO table_rounds (table_id, round_id, number, in_play)"
+                " VALUES ($1, $2, $3, true)"
+                " ON CONFLICT (table_id) DO UPDATE SET round_id = EXCLUDED.round_id,"
+                "   number = EXCLUDED.number, in_play = true, betting_closed = false"
+                " WHERE table_rounds.number < EXCLUDED.number",
+                table_id,
+                round_id,
+                number,
+            )
+        elif what == "betting_closed":
+            await connection.execute(
+                "UPDATE table_rounds SET betting_closed = true"
+                " WHERE table_id = $1 AND round_id = $2 AND in_play",
+                table_id,
+                round_id,
+            )
+        else:  # its number is not needed: it ends only the round of the same id
+            await connection.execute(
+                "INSERT INTO table_rounds (table_id, round_id, number, in_play)"
+                " VALUES ($1, $2, 0, false)"
+                " ON CONFLICT (table_id) DO UPDATE SET in_play = false, betting_closed = false"
+                " WHERE table_rounds.round_id = EXCLUDED.round_id",
+                table_id,
+                round_id,
+            )

@@ -3,8 +3,8 @@ answer it, whichever instance consumed the table's verdict.
 
 A verdict is written to the key `<prefix>scan:<scan_id>` (short TTL: for a waiter that
 subscribes after it was published) and published on the channel of the same name (for the
-waiters already listening). Each instance keeps one pattern subscription to
-`<prefix>scan:*` and hands each message to the requests waiting for that scan. Redis is the
+waiters already listening). Each instance keeps one pattern subscription to `*scan:*` and
+hands each message to the requests waiting for that scan. Redis is the
 fast path only: the verdict is also in the `scans` table, which is what a waiter falls back
 to when Redis is slow or down.
 """
@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import re
 from collections.abc import Sequence
 from uuid import UUID
 
@@ -25,6 +24,11 @@ from redis.exceptions import RedisError
 from scanner_gateway.domain import ScanAnswer
 
 log = logging.getLogger(__name__)
+
+# The channels the gateway's Redis user may use (deploy/local/stack.sh): Redis lets a user
+# subscribe to a pattern only if its ACL lists that very pattern, so this is the one pattern
+# subscribed to, whatever the prefix; each message goes only to waiters of its exact channel.
+VERDICT_CHANNELS = "*scan:*"
 
 
 class VerdictBroker:
@@ -87,11 +91,10 @@ class VerdictBroker:
 
     async def listen(self, stop: asyncio.Event) -> None:
         """Hand every published verdict to its waiters until `stop`; reconnects on failure."""
-        pattern = f"{_glob_escape(self._prefix)}scan:*"
         while not stop.is_set():
             pubsub = self._redis.pubsub()
             try:
-                await pubsub.psubscribe(pattern)
+                await pubsub.psubscribe(VERDICT_CHANNELS)
                 self.listening.set()
                 while not stop.is_set():
                     message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.5)
@@ -127,10 +130,6 @@ def _decode(data: bytes | str | None) -> ScanAnswer | None:
     except ValidationError:
         log.warning("ignoring a malformed verdict in Redis: %r", data[:200])
         return None
-
-
-def _glob_escape(text: str) -> str:
-    return re.sub(r"([\\*?\[\]])", r"\\\1", text)
 
 
 async def _sleep_unless(stop: asyncio.Event, seconds: float) -> None:

@@ -2,23 +2,27 @@
 header on a WebSocket, and a key must never travel in a URL, so a client holding a key asks
 `POST /tables/{table_id}/feed/tickets` for a ticket and opens the feed with `?ticket=...`.
 A ticket opens one feed of one table, once, within its time to live; Redis keeps only its
-SHA-256 (`<prefix>feed-ticket:<digest>`), and redeeming it deletes it (`GETDEL`)."""
+SHA-256 (`<prefix>feed-ticket:<digest>`), and redeeming it deletes it (`GETDEL`). It names
+who asked for it (the holder, its role, its key id if any, its tables and expiry, never the
+key), so that the feed it opened can check that key again while it stays open."""
 
 from __future__ import annotations
 
 import json
 import secrets
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 
 from redis.asyncio import Redis
 
-from teenpatti.http import hash_key
+from teenpatti.http import KeyHolder, hash_key
 
 
 @dataclass(frozen=True)
 class Ticket:
     table_id: str
-    holder: str  # who asked for it (for the log of a refusal)
+    holder: KeyHolder  # who asked for it: the feed checks its key again while open
 
 
 class FeedTickets:
@@ -30,9 +34,9 @@ class FeedTickets:
     def _key(self, ticket: str) -> str:
         return f"{self._prefix}feed-ticket:{hash_key(ticket)}"
 
-    async def issue(self, table_id: str, holder: str) -> str:
+    async def issue(self, table_id: str, holder: KeyHolder) -> str:
         ticket = secrets.token_urlsafe(24)
-        value = json.dumps({"table_id": table_id, "holder": holder})
+        value = json.dumps({"table_id": table_id, "holder": _holder_fields(holder)})
         await self._redis.set(self._key(ticket), value, ex=self.ttl_seconds)
         return ticket
 
@@ -45,4 +49,25 @@ class FeedTickets:
         if value is None:
             return None
         data = json.loads(value)
-        return Ticket(table_id=str(data["table_id"]), holder=str(data["holder"]))
+        return Ticket(table_id=str(data["table_id"]), holder=_holder_of(data["holder"]))
+
+
+def _holder_fields(holder: KeyHolder) -> dict[str, Any]:
+    return {
+        "name": holder.name,
+        "role": holder.role,
+        "key_id": holder.key_id,
+        "tables": None if holder.tables is None else sorted(holder.tables),
+        "expires_at": None if holder.expires_at is None else holder.expires_at.isoformat(),
+    }
+
+
+def _holder_of(fields: dict[str, Any]) -> KeyHolder:
+    tables, expires_at = fields["tables"], fields["expires_at"]
+    return KeyHolder(
+        str(fields["name"]),
+        str(fields["role"]),
+        key_id=fields["key_id"],
+        tables=None if tables is None else frozenset(tables),
+        expires_at=None if expires_at is None else datetime.fromisoformat(expires_at),
+    )

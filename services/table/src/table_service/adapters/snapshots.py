@@ -17,7 +17,7 @@ log = logging.getLogger(__name__)
 
 # The whole TableState in the JSON form pydantic gives its dataclasses. Change
 # SNAPSHOT_SCHEMA_VERSION whenever TableState changes: snapshots of another schema are ignored.
-SNAPSHOT_SCHEMA_VERSION = 4
+SNAPSHOT_SCHEMA_VERSION = 5
 _STATE = TypeAdapter(TableState)
 
 

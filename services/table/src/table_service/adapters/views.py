@@ -47,6 +47,14 @@ class ResultVoidView(TypedDict):
     requested_at: str
 
 
+class VideoLostView(TypedDict):
+    """The studio reported the table's video or stream lost: no round opens until restored."""
+
+    reported_by: str
+    reason: str
+    since: str
+
+
 class DealtCardView(TypedDict):
     position: str
     card: str
@@ -93,6 +101,10 @@ class TableView(TypedDict):
     round: RoundView | None
     pending_change: PendingChangeView | None
     result_voids: list[ResultVoidView]  # oldest round first
+    video_lost: VideoLostView | None
+    # why the table opens no new round: each service a round needs that is not ready
+    rounds_held: list[str]
+    rounds_held_since: str | None
 
 
 def state_view(state: TableState) -> TableView:
@@ -112,6 +124,15 @@ def state_view(state: TableState) -> TableView:
             _result_void_view(round_id, request)
             for round_id, request in sorted(state.result_voids.items())
         ],
+        "video_lost": None
+        if state.video_lost is None
+        else {
+            "reported_by": state.video_lost.reported_by,
+            "reason": state.video_lost.reason,
+            "since": state.video_lost.since.isoformat(),
+        },
+        "rounds_held": list(state.held),
+        "rounds_held_since": _iso(state.held_since),
     }
 
 

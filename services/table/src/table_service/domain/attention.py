@@ -1,7 +1,8 @@
 """What a table holds for a person (`GET /problems`): a round paused (a started one that
 stays paused too long is flagged `overdue`: rules, it completes, time never cancels it), a
 card exposed during betting, a card marked wrong, a void (of the round in play, or of an
-ended round after its result) or a configuration change waiting for a second supervisor.
+ended round after its result), a configuration change waiting for a second supervisor, the
+studio's video reported lost, or rounds held for a service that is not ready.
 Pure: `now` and the limits are passed in."""
 
 from __future__ import annotations
@@ -28,7 +29,13 @@ def needs_person(state: TableState) -> bool:
     """Whether `held_for_people` may report anything (kept in the `tables` projection)."""
     r = state.round_in_play
     in_play = r is not None and (r.paused or r.exposed or r.void_requested_by is not None)
-    return in_play or state.pending_change is not None or bool(state.result_voids)
+    return (
+        in_play
+        or state.pending_change is not None
+        or bool(state.result_voids)
+        or state.video_lost is not None
+        or bool(state.held)
+    )
 
 
 def held_for_people(
@@ -118,6 +125,28 @@ def held_for_people(
                 round_id=round_id,
                 facts={"requested_by": request.requested_by},
                 actions=[f"POST {void}", f"POST {void}/reject"],
+            )
+        )
+    video = state.video_lost
+    if video is not None:
+        held.append(
+            Held(
+                kind="video_lost",
+                detail=f"{video.reported_by} reported the video lost ({video.reason}): no"
+                " round opens until it is restored; a started round plays to its result",
+                since=video.since,
+                facts={"reported_by": video.reported_by},
+                actions=[f"POST {base}/video-restored"],
+            )
+        )
+    if state.held and state.held_since is not None:
+        held.append(
+            Held(
+                kind="rounds_held",
+                detail=f"no round opens: {'; '.join(state.held)}. The table asks again by"
+                " itself and opens the next round once they are ready",
+                since=state.held_since,
+                facts={"reasons": "; ".join(state.held)},
             )
         )
     pending = state.pending_change

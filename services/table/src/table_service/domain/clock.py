@@ -1,10 +1,13 @@
 """What the passing of time does to a table: open the next round, close betting at the
 deadline, cancel a round left paused before its first card, pause a round dealing without
-its next card for too long (a started round is never cancelled by time). Pure: `now` is
+its next card for too long (a started round is never cancelled by time). No round opens
+while the studio's video is reported lost, nor while a service a round needs is not ready
+(`blockers`: the table holds its rounds and says why). Pure: `now` and the blockers are
 passed in, and `next_clock_time` says when there will next be something to do."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 from teenpatti.events import Event
@@ -14,6 +17,8 @@ from teenpatti.events.catalog import (
     RoundCancelled,
     RoundOpened,
     RoundPaused,
+    RoundsHeld,
+    RoundsReleased,
 )
 
 from .state import SYSTEM_ACTOR, RoundPhase, TableState, TableStatus, round_id_for
@@ -29,14 +34,15 @@ def decide_clock(
     now: datetime,
     pause_timeout: timedelta,
     dealing_stall: timedelta | None = None,
+    blockers: Sequence[str] = (),
 ) -> list[Event]:
     """What the passing of time does now: cancel a stale pause, close betting, pause a
-    stalled deal, open a round."""
+    stalled deal, open a round (or hold rounds, while `blockers` say why)."""
     return (
         decide_auto_cancel(state, now, pause_timeout)
         or decide_close_betting(state, now)
         or decide_dealing_stall(state, now, dealing_stall)
-        or decide_open_round(state, now)
+        or decide_open_round(state, now, blockers)
     )
 
 
@@ -56,23 +62,38 @@ def next_clock_time(
         return r.waiting_since + dealing_stall
     if state.status is not TableStatus.OPEN or state.config is None:
         return None
+    if state.video_lost is not None or state.held:
+        return None  # waiting for the studio, or for the services (the clock asks again)
     last = state.round
     if last is None or last.ended_at is None:
         return datetime.min.replace(tzinfo=UTC) if last is None else None
     return last.ended_at + timedelta(seconds=state.config.result_pause_seconds)
 
 
-def decide_open_round(state: TableState, now: datetime) -> list[Event]:
-    """The next round, once the table is open and the last round's result pause is over."""
+def decide_open_round(
+    state: TableState, now: datetime, blockers: Sequence[str] = ()
+) -> list[Event]:
+    """The next round, once the table is open and the last round's result pause is over;
+    none while the video is lost. While `blockers` (what stops a service a round needs from
+    taking it) are not empty the table holds its rounds instead (`RoundsHeld`, once per set
+    of reasons) and releases them with the next round."""
     config = state.config
     if state.status is not TableStatus.OPEN or config is None or state.round_in_play:
+        return []
+    if state.video_lost is not None:
         return []
     last = state.round
     pause = timedelta(seconds=config.result_pause_seconds)
     if last is not None and last.ended_at is not None and now < last.ended_at + pause:
         return []
+    if blockers:
+        if tuple(blockers) == state.held:
+            return []
+        return [RoundsHeld(table_id=state.table_id, reasons=list(blockers))]
+    released: list[Event] = [RoundsReleased(table_id=state.table_id)] if state.held else []
     number = 1 if last is None else last.number + 1
     return [
+        *released,
         RoundOpened(
             round_id=round_id_for(state.table_id, number),
             table_id=state.table_id,
@@ -81,7 +102,7 @@ def decide_open_round(state: TableState, now: datetime) -> list[Event]:
             betting_closes_at=now + timedelta(seconds=config.betting_seconds),
             limits=config.limits,
             paytable=config.paytable,
-        )
+        ),
     ]
 
 

@@ -2,10 +2,11 @@
 naming why it is refused. Pure: time and the actor are passed in.
 
 Opening and closing the table (with its configuration's rules: bounds, the RTP ceiling, and
-a second supervisor for a pay table or limits change), dealing or refusing a scanned card
-(a card read before betting closes is sealed and pauses the round), and a supervisor's
-pause, resume, deck replacement and cancel (two supervisors once a card is dealt), and the
-void of a round after its result (two supervisors, within the correction window)."""
+a second supervisor for any limits or pay table not approved for the table before), dealing
+or refusing a scanned card (a card read before betting closes is sealed and pauses the
+round), a pause (a supervisor or the dealer), a supervisor's resume, deck replacement and
+cancel (two supervisors once a card is dealt), the studio's video lost and restored, and
+the void of a round after its result (two supervisors, within the correction window)."""
 
 from __future__ import annotations
 
@@ -45,6 +46,8 @@ from teenpatti.events.catalog import (
     TableClosed,
     TableOpened,
     ThreeCardHandName,
+    VideoLost,
+    VideoRestored,
     VoidRequested,
     Winner,
 )
@@ -61,6 +64,7 @@ from .state import (
     TableState,
     TableStatus,
     evolve_all,
+    terms_of,
 )
 
 BET_TYPES: tuple[str, ...] = get_args(BetTypeName)
@@ -242,25 +246,11 @@ def decide_open_table(
 
 
 def needs_approval(state: TableState, config: TableConfig) -> bool:
-    """Four eyes (docs/decisions/0057): a pay table or limits change of an open table, and
-    any pay table other than the published one that the table has not played under yet.
-    One supervisor opens a table on the published pay table, renames or retimes it, and
-    reopens a closed table on its last configuration."""
-    current = state.config if state.status is not TableStatus.UNKNOWN else None
-    live = state.status is TableStatus.OPEN and current is not None
-    if (
-        live
-        and current is not None
-        and (current.paytable, current.limits)
-        != (
-            config.paytable,
-            config.limits,
-        )
-    ):
-        return True
-    published = engine.pay_table_to_mapping(engine.PUBLISHED_PAY_TABLE)
-    new_paytable = current is None or current.paytable != config.paytable
-    return new_paytable and config.paytable != published
+    """Four eyes (docs/decisions/0057, 0086): limits and a pay table a second supervisor has
+    not approved for this table yet, however they come (a new table, a reopening, a change
+    while live). One supervisor renames or retimes a table and reopens or reconfigures it on
+    terms approved for it before."""
+    return terms_of(config.limits, config.paytable) not in state.approved_terms
 
 
 def decide_approve_change(
@@ -660,6 +650,37 @@ def decide_cancel(state: TableState, actor: str, reason: str) -> list[Event]:
             cards_dealt=len(r.cards),
         )
     ]
+
+
+# ------------------------------------------------------------------------------ the studio
+def decide_video_lost(state: TableState, actor: str, reason: str) -> list[Event]:
+    """Rules (error handling): the video or network stops. A round that has not started (no
+    card dealt) is cancelled and every stake refunded; a started one plays to its result. No
+    new round opens until the video is restored. Reported again, nothing changes."""
+    _known(state)
+    if state.video_lost is not None:
+        return []
+    events: list[Event] = [VideoLost(table_id=state.table_id, actor=actor, reason=reason)]
+    r = state.round_in_play
+    if r is not None and not r.started:
+        events.append(
+            RoundCancelled(
+                round_id=r.round_id,
+                table_id=state.table_id,
+                actor=actor,
+                reason=f"video lost before the first card: {reason}",
+                cards_dealt=0,
+            )
+        )
+    return events
+
+
+def decide_video_restored(state: TableState, actor: str, reason: str) -> list[Event]:
+    """The video is back: rounds open again. Nothing changes when it was not lost."""
+    _known(state)
+    if state.video_lost is None:
+        return []
+    return [VideoRestored(table_id=state.table_id, actor=actor, reason=reason)]
 
 
 # ------------------------------------------------------------------------------ corrections

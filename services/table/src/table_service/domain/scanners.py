@@ -1,6 +1,7 @@
 """Which scanned cards the table trusts enough to decide on (decision 0055): a card comes
-from the device the gateway registered to this table and still active, with a sequence
-number above the device's last, read in the round in play. Anything else is refused before
+from the device the gateway registered to this table and still active, with a credential
+older than the round's first card (decision 0085), with a sequence number above the device's
+last, read in the round in play. Anything else is refused before
 the round's rules see it, and the refusal never carries the card's value (it may be a card
 of a round still open for bets; the value stays in the gateway's store).
 
@@ -61,6 +62,14 @@ def screen_scan(scanner: Scanner | None, scan: CardScanned, state: TableState) -
     if not scanner.active:
         return refused(
             "unregistered_device", f"device {device} is no longer table {state.table_id}'s"
+        )
+    if r is not None and r.started and scanner.last_sequence == 0:
+        # its credential came after the round's first card: one round, one device and one
+        # credential (decision 0085); refused whatever its number, which stays unused
+        return refused(
+            "unregistered_device",
+            f"device {device}'s credential was issued after round {r.round_id}'s first card;"
+            " it deals from the next round",
         )
     if scan.sequence <= scanner.last_sequence:
         return refused(

@@ -1,5 +1,7 @@
-"""The table's state, built from its event stream: its configuration, the round in play and
-the voids of ended rounds waiting for a second supervisor.
+"""The table's state, built from its event stream: its configuration and the terms (limits
+and pay table) a second supervisor approved for it, the round in play, the voids of ended
+rounds waiting for a second supervisor, and what stops new rounds (the studio's video
+reported lost, a service a round needs not ready).
 
 `evolve(state, event, at)` folds one stored event (with the time it was recorded) into the
 state; `fold` does the same for a run of events, cheaply enough for a full replay.
@@ -7,6 +9,8 @@ state; `fold` does the same for a run of events, cheaply enough for a full repla
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -33,9 +37,13 @@ from teenpatti.events.catalog import (
     RoundOpened,
     RoundPaused,
     RoundResumed,
+    RoundsHeld,
+    RoundsReleased,
     RoundVoided,
     TableClosed,
     TableOpened,
+    VideoLost,
+    VideoRestored,
     VoidRequested,
 )
 
@@ -79,6 +87,32 @@ class TableConfig:
     result_pause_seconds: float
     limits: Limits
     paytable: dict[str, Any]
+
+
+def terms_of(limits: Limits, paytable: Mapping[str, Any]) -> str:
+    """What four eyes approve of a configuration: its limits and pay table, as one digest
+    (the name and the timings move no money; docs/decisions/0086)."""
+    canonical = json.dumps(
+        {
+            "limits": {
+                currency: {bet: [limit.min, limit.max] for bet, limit in per_bet.items()}
+                for currency, per_bet in limits.items()
+            },
+            "paytable": paytable,
+        },
+        sort_keys=True,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class VideoFault:
+    """The studio reported the table's video or stream lost."""
+
+    reported_by: str
+    reason: str
+    since: datetime
 
 
 @dataclass(frozen=True)
@@ -176,6 +210,12 @@ class TableState:
     pending_change: PendingChange | None = None
     # round id -> the request to void that ended round, until it is voided or rejected
     result_voids: Mapping[str, ResultVoidRequest] = field(default_factory=dict)
+    # `terms_of` each configuration a second supervisor approved for this table, sorted
+    approved_terms: tuple[str, ...] = ()
+    # no new round opens while the video is lost, or while rounds are held (`held` says why)
+    video_lost: VideoFault | None = None
+    held: tuple[str, ...] = ()
+    held_since: datetime | None = None
 
     @property
     def phase(self) -> str:
@@ -253,13 +293,34 @@ def _table_opened(state: TableState, event: TableOpened, at: datetime) -> Change
         limits=event.limits,
         paytable=dict(event.paytable),
     )
+    approved = state.approved_terms
+    if event.approved_by is not None and event.approved_by != event.actor:
+        terms = terms_of(event.limits, event.paytable)
+        approved = tuple(sorted({*approved, terms}))
     return {
         "status": TableStatus.OPEN,
         "config": config,
         "closed_reason": None,
         # an approval settles the change; a rename or retime by one supervisor leaves it waiting
         "pending_change": None if event.approved_by is not None else state.pending_change,
+        "approved_terms": approved,
     }
+
+
+def _video_lost(state: TableState, event: VideoLost, at: datetime) -> Changes:
+    return {"video_lost": VideoFault(reported_by=event.actor, reason=event.reason, since=at)}
+
+
+def _video_restored(state: TableState, event: VideoRestored, at: datetime) -> Changes:
+    return {"video_lost": None}
+
+
+def _rounds_held(state: TableState, event: RoundsHeld, at: datetime) -> Changes:
+    return {"held": tuple(event.reasons), "held_since": state.held_since or at}
+
+
+def _rounds_released(state: TableState, event: RoundsReleased, at: datetime) -> Changes:
+    return {"held": (), "held_since": None}
 
 
 def _change_proposed(state: TableState, event: ConfigChangeProposed, at: datetime) -> Changes:
@@ -428,6 +489,10 @@ _TABLE_CHANGES: dict[type[Event], Callable[[TableState, Any, datetime], Changes]
     ResultVoidRequested: _result_void_requested,
     ResultVoidRejected: _result_void_settled,
     RoundVoided: _result_void_settled,
+    VideoLost: _video_lost,
+    VideoRestored: _video_restored,
+    RoundsHeld: _rounds_held,
+    RoundsReleased: _rounds_released,
 }
 _ROUND_CHANGES: dict[type[Event], Callable[[Round, Any, datetime], Changes]] = {
     BettingClosed: _betting_closed,

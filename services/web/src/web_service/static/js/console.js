@@ -311,6 +311,7 @@ function watch(tableId) {
     roundsShown: null, // what the last rounds' table shows, to redraw it only on a change
     stakesRound: null, // the round whose stakes were read once betting had closed
     refreshing: null,
+    unread: false, // it could not be read yet (proposed, not approved): read all once it is
   };
   window.history.replaceState(null, "", `#table=${encodeURIComponent(tableId)}`);
   page.liveNone.hidden = true;
@@ -334,6 +335,7 @@ function watch(tableId) {
     })
     .catch((error) => {
       if (live !== watched) return;
+      watched.unread = true;
       showMessage(page.liveAlert, `Table ${tableId} cannot be read: ${error.message}`);
     });
   loadParSheet(watched);
@@ -422,6 +424,14 @@ function showState(state) {
   const before = watched.state;
   watched.state = state;
   if (watched.feed === null) startFeed(watched, state);
+  if (watched.unread) {
+    // first read of a table that did not exist yet (proposed, then approved)
+    watched.unread = false;
+    loadParSheet(watched);
+    soon(refreshScans);
+    soon(refreshStakes);
+    soon(refreshRounds);
+  }
   const round = state.round;
   page.liveName.textContent = state.config?.name ?? state.table_id;
   page.liveId.textContent = `Table ${state.table_id} · version ${state.version}`;
@@ -471,6 +481,19 @@ function renderAlert(state) {
         + " resume, or cancel the round.",
     );
   }
+  if (state.video_lost) {
+    const lost = state.video_lost;
+    messages.push(
+      `Video lost, reported by ${lost.reported_by} (${lost.reason}): no round opens until it is`
+        + " restored; a round with cards dealt plays to its result.",
+    );
+  }
+  if (state.rounds_held?.length) {
+    messages.push(
+      `No round opens: ${state.rounds_held.join("; ")}. The table opens the next round once`
+        + " they are back.",
+    );
+  }
   if (round?.paused) {
     const why = round.pause_reason ? `: ${round.pause_reason}` : "";
     messages.push(`Paused by ${round.paused_by ?? "the table"}${why}.`);
@@ -506,6 +529,8 @@ function renderActions(state) {
     rescan: inPlay(round) && Boolean(round.card_marked_wrong),
     "replace-deck": inPlay(round) && round.exposed,
     close: state.status === "open",
+    "video-lost": state.status === "open" && !state.video_lost,
+    "video-restored": Boolean(state.video_lost),
   };
   for (const button of page.liveTable.querySelectorAll("[data-action]")) {
     button.disabled = !allowed[button.dataset.action];
@@ -976,6 +1001,33 @@ const ACTIONS = {
     reason: "required",
     done: () => "Deck replaced: resume the round.",
   },
+  "video-lost": {
+    title: "Report the video lost?",
+    text: (s) => {
+      const round = s.round;
+      let now = "No new round opens until the video is restored.";
+      if (inPlay(round) && round.cards.length === 0) {
+        now = `Round ${round.number} has no card dealt: it is cancelled and every bet refunded.`
+          + ` ${now}`;
+      } else if (inPlay(round)) {
+        now = `Round ${round.number} has cards dealt: it plays to its result. ${now}`;
+      }
+      return `${s.config?.name ?? s.table_id}: ${now}`;
+    },
+    confirm: "Video lost",
+    reason: "required",
+    danger: true,
+    done: (s) => (s.round?.phase === "cancelled"
+      ? `Video lost: round ${s.round.number} cancelled, every bet refunded.`
+      : "Video lost: no new round opens until it is restored."),
+  },
+  "video-restored": {
+    title: "Report the video restored?",
+    text: (s) => `${s.config?.name ?? s.table_id} opens rounds again.`,
+    confirm: "Video restored",
+    reason: "optional",
+    done: () => "Video restored: rounds open again.",
+  },
   close: {
     title: "Close the table?",
     text: (s) => `${s.config?.name ?? s.table_id} stops opening rounds. A round in play`
@@ -1095,7 +1147,8 @@ async function onOpenSubmit(event) {
         201: `Table ${body.table_id} opened.`,
         200: `Table ${body.table_id} was open already: this configuration applies from its`
           + " next round.",
-        202: `The change to ${body.table_id} is proposed: another supervisor approves it.`,
+        202: `The limits and pay table of ${body.table_id} are proposed: another supervisor`
+          + " approves them before they apply.",
       }[answer.status] ?? `Table ${body.table_id}: done.`;
       announce(message);
       soon(refreshTables);

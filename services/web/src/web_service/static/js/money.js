@@ -2,21 +2,42 @@
 // "1,234.00"), with each currency's own number of decimals. Exact: BigInt arithmetic on the
 // integer, never a float, so 9,007,199,254,740,993 minor units print as they are.
 
-// ISO 4217 minor units that are not 2. Everything else has 2.
-const DECIMALS = Object.freeze({
-  JPY: 0,
-  KRW: 0,
-  KWD: 3,
-  BHD: 3,
-  OMR: 3,
-  JOD: 3,
-  TND: 3,
-});
+// Every currency the platform accepts with the exponent of its minor unit (ISO 4217): the
+// one table the services use too (shared/src/teenpatti/currencies.json), served by the web
+// front. Read once, before any module that imports this one runs.
+const CURRENCIES_URL = "/currencies.json";
+const LOAD_TRIES = 3;
+const MINOR_UNITS = await loadMinorUnits();
 
-/** How many decimals `currency` shows (2 unless listed). */
+async function loadMinorUnits() {
+  let failure = null;
+  for (let attempt = 1; attempt <= LOAD_TRIES; attempt += 1) {
+    try {
+      const response = await fetch(CURRENCIES_URL, { headers: { Accept: "application/json" } });
+      if (response.ok) return Object.freeze({ ...(await response.json()).minor_units });
+      failure = new Error(`${CURRENCIES_URL}: HTTP ${response.status}`);
+    } catch (error) {
+      failure = error;
+    }
+    if (attempt < LOAD_TRIES) await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
+  }
+  // no amount is shown rather than one with the wrong number of decimals
+  throw new Error(`the currencies could not be read (${failure})`);
+}
+
+/** How many decimals `currency` shows: 2 for INR, 0 for JPY or VND, 3 for KWD. A code the
+ * platform does not accept has no amount: RangeError. */
 export function currencyDecimals(currency) {
   const code = String(currency ?? "").toUpperCase();
-  return Object.hasOwn(DECIMALS, code) ? DECIMALS[code] : 2;
+  if (!Object.hasOwn(MINOR_UNITS, code)) {
+    throw new RangeError(`${code || "(none)"} is not a currency the platform accepts`);
+  }
+  return MINOR_UNITS[code];
+}
+
+/** Every currency the platform accepts, with its decimals: { INR: 2, JPY: 0, ... }. */
+export function currencies() {
+  return MINOR_UNITS;
 }
 
 /** `minor` (an integer Number, a BigInt or a string of digits) as a BigInt; throws otherwise. */
@@ -38,7 +59,7 @@ function groupThousands(digits) {
 
 /**
  * `minor` units of `currency` in the American format:
- * formatAmount(123400, "INR") "1,234.00"; formatAmount(1234, "JPY") "1,234";
+ * formatAmount(123400, "INR") "1,234.00"; formatAmount(123456, "VND") "123,456";
  * formatAmount(-1234567, "KWD") "-1,234.567".
  */
 export function formatAmount(minor, currency) {

@@ -22,7 +22,7 @@ import {
   ProblemError,
   SessionEndedError,
 } from "./play/session.js";
-import { betName, handName, loadTexts, t, winnerName } from "./play/texts.js";
+import { betName, currentLanguage, handName, loadTexts, t, winnerName } from "./play/texts.js";
 
 const BET_TYPES = ["player_a", "player_b", "tie", "pair_plus_a", "pair_plus_b", "six_card_bonus"];
 const RETURNS_POLL_MS = 750;
@@ -650,6 +650,25 @@ async function reopen() {
   watchReturns();
 }
 
+/** The rules in the page's language with this table's pay table, in a new tab (the rules
+ * page is never framed; the player view may be, in the operator's lobby). */
+function showRulesLink() {
+  let link = $("rules-link");
+  if (link === null) {
+    link = document.createElement("a");
+    link.id = "rules-link";
+    link.className = "play-rules";
+    link.dataset.testid = "rules-link";
+    link.target = "_blank";
+    link.rel = "noopener";
+    $("table-name").after(link);
+  }
+  const lang = currentLanguage();
+  link.hreflang = lang;
+  link.href = `/rules/${lang}?table=${encodeURIComponent(tableId)}`;
+  link.textContent = t("rules.link");
+}
+
 // ------------------------------------------------------------------------------ start
 async function start() {
   let opened;
@@ -663,12 +682,14 @@ async function start() {
   }
   view.session = opened.session;
   await loadTexts(view.session.language ?? opened.requestedLanguage ?? "en");
+  showRulesLink();
   view.api = new PlayerApi(view.session, () => showFatal("session.ended"));
   try {
     const me = await view.api.get("/api/wallet/me");
     if (me.language && me.language !== view.session.language) {
       view.session.language = me.language;
       await loadTexts(me.language);
+      showRulesLink();
     }
     buildSpots();
     await fetchTable();
