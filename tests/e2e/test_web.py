@@ -29,6 +29,7 @@ pytestmark = pytest.mark.integration
 front = system.front  # the four services and the web front, for this module
 
 SUPERVISOR = {"X-Api-Key": "dev-supervisor-key"}
+SUPERVISOR_2 = {"X-Api-Key": system.Front.second_supervisor_key}
 VIEWER = {"X-Api-Key": "dev-web-key"}
 FEED_SECONDS = 30
 
@@ -77,7 +78,9 @@ async def test_forwarding_answers_with_the_callers_credentials_only(front: Front
 
 async def test_forwarding_carries_the_method_body_query_and_idempotency_key(front: Front) -> None:
     table_id, http, url = table(), front.http, front.url
-    opened = await http.post(
+    # a new table: one supervisor proposes its terms, another approves them (decision 0086),
+    # each with their own key through the web front
+    proposed = await http.post(
         f"{url}/api/table/tables",
         headers=SUPERVISOR,
         json={
@@ -88,12 +91,30 @@ async def test_forwarding_carries_the_method_body_query_and_idempotency_key(fron
             "limits": LIMITS,
         },
     )
-    assert opened.status_code == 201, opened.text
+    assert proposed.status_code == 202, proposed.text
+    change_id = proposed.json()["pending_change"]["change_id"]
+    approved = await http.post(
+        f"{url}/api/table/tables/{table_id}/changes/{change_id}/approve", headers=SUPERVISOR_2
+    )
+    assert approved.status_code == 200, approved.text
     events = await http.get(
         f"{url}/api/table/tables/{table_id}/events", params={"after": 0}, headers=SUPERVISOR
     )
     assert events.status_code == 200, events.text
-    assert events.json()["events"][0]["event_type"] == "TableOpened"
+    proposal, opened = events.json()["events"][:2]
+    assert proposal["event_type"] == "ConfigChangeProposed"
+    assert proposal["payload"]["name"] == "through the web front"
+    assert opened["event_type"] == "TableOpened"
+    assert (opened["payload"]["actor"], opened["payload"]["approved_by"]) == (
+        "supervisor-1",
+        "supervisor-2",
+    )
+    # the query too: nothing after the opening but what the table's clock does
+    later = await http.get(
+        f"{url}/api/table/tables/{table_id}/events", params={"after": 2}, headers=SUPERVISOR
+    )
+    assert later.status_code == 200, later.text
+    assert all(event["position"] > 2 for event in later.json()["events"])
     # the player's slip through the web front, its Idempotency-Key kept: the same slip twice
     launched = await session(front, table_id)
     opened_round = await betting_round(front.studio, table_id)

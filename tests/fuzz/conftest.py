@@ -79,7 +79,14 @@ async def wallet_settings(settings: InfrastructureSettings, database_name: str) 
 @pytest.fixture
 async def table_settings(settings: InfrastructureSettings, database_name: str) -> TableSettings:
     await topics_ready(settings)
-    return TableSettings(**settings.model_dump(), table_database=database_name)
+    # a second supervisor approves a new table's terms (docs/decisions/0086)
+    return TableSettings(
+        **{
+            **settings.model_dump(),
+            "table_database": database_name,
+            "api_keys": SecretStr(STUDIO_API_KEYS),
+        }
+    )
 
 
 @pytest.fixture

@@ -37,6 +37,7 @@ from teenpatti.events.catalog import (
 from teenpatti.settings import InfrastructureSettings
 from teenpatti_tools.simulator import ScannerSecret, enrol_device, gateway_post
 from tests.integration.services import publish
+from tests.integration.table.helpers import open_table_as
 from tests.integration.wallet.helpers import LIMITS, OPERATOR_1, deposit, open_round, place
 from wallet_service.config import WalletSettings
 
@@ -269,8 +270,7 @@ async def test_table_parks_garbage(table_settings: TableSettings, table_app: App
         "result_pause_seconds": 5,
         "limits": LIMITS,
     }
-    opened = await client.post("/tables", json=body, headers=SUPERVISOR)
-    assert opened.status_code == 201, opened.text
+    await open_table_as(client, body)  # one supervisor proposes, another approves (0086)
 
     async def events() -> list[str]:
         response = await client.get("/tables/T1/events", headers=SUPERVISOR)

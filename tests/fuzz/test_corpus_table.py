@@ -13,7 +13,14 @@ import pytest
 from fastapi import FastAPI
 
 from table_service.config import TableSettings
-from tests.integration.table.helpers import BET_TYPES, SUPERVISOR, count, table_body, wait_for
+from tests.integration.table.helpers import (
+    BET_TYPES,
+    SUPERVISOR,
+    count,
+    open_table_as,
+    table_body,
+    wait_for,
+)
 
 from .hostile import connect, problem_mismatch, stored_events
 from .report import record
@@ -286,8 +293,7 @@ def corpus() -> list[Case]:
 
 async def test_hostile_table_commands(table_settings: TableSettings, table_app: App) -> None:
     _, client = table_app
-    opened = await client.post("/tables", json=config(), headers=SUPERVISOR)
-    assert opened.status_code == 201, opened.text
+    await open_table_as(client, config())  # one supervisor proposes, another approves (0086)
     stream = await wait_for(client, TABLE, count("RoundOpened"))
     connection = await connect(table_settings, table_settings.table_database)
     try:

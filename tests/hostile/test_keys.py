@@ -25,6 +25,7 @@ from tests.integration.access import (
     until_refused,
 )
 from tests.integration.services import running, topics_ready
+from tests.integration.table.helpers import open_table_as, with_second_supervisor
 
 pytestmark = pytest.mark.integration
 
@@ -37,13 +38,16 @@ async def table_settings(
     settings: InfrastructureSettings, database_name: str, access_database: str
 ) -> TableSettings:
     await topics_ready(settings)
-    return TableSettings(
-        **{
-            **settings.model_dump(),
-            "table_database": database_name,
-            "access_database": access_database,
-            "access_cache_seconds": 1.0,
-        }
+    # two supervisors' keys: a new table takes both (docs/decisions/0086)
+    return with_second_supervisor(
+        TableSettings(
+            **{
+                **settings.model_dump(),
+                "table_database": database_name,
+                "access_database": access_database,
+                "access_cache_seconds": 1.0,
+            }
+        )
     )
 
 
@@ -52,8 +56,7 @@ async def client(table_settings: TableSettings) -> AsyncIterator[httpx.AsyncClie
     async with running(create_app(table_settings)) as client:
         for table_id in ("T01", "T02"):
             # a long betting window: nothing but the test's requests changes the tables
-            opened = await client.post("/tables", json=_table(table_id), headers=SUPERVISOR)
-            assert opened.status_code == 201, opened.text
+            await open_table_as(client, _table(table_id))
         for table_id in ("T01", "T02"):
             await _until_betting(client, table_id)
         yield client

@@ -34,7 +34,14 @@ from teenpatti_tools.devrun import IsolatedSystem, endpoints, free_base_port, is
 from teenpatti_tools.simulator import BET_TYPES, SUPERVISOR_KEY
 from tests.e2e.driver import LIMITS, Studio
 from tests.integration.services import read_to_end, running, topics_ready
-from tests.integration.table.helpers import count, of_type, scan, table_body, wait_for
+from tests.integration.table.helpers import (
+    count,
+    of_type,
+    open_table,
+    scan,
+    wait_for,
+    with_second_supervisor,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -154,7 +161,9 @@ async def test_a_pay_table_above_the_ceiling_is_refused_and_nothing_is_recorded(
     again = await post(studio, "/tables", SUPERVISOR_2, open_body(table_id, paytable=generous))
     assert again.status_code == 422, again.text
     after = await studio.events(table_id)
-    assert not [e for e in after if e["event_type"].startswith("ConfigChange")]
+    # the opening's own proposal (and its approval) before; nothing proposed since
+    changes = [e for e in before if e["event_type"].startswith("ConfigChange")]
+    assert [e for e in after if e["event_type"].startswith("ConfigChange")] == changes
     assert [e for e in after if e["event_type"] == "TableOpened"] == [
         e for e in before if e["event_type"] == "TableOpened"
     ]
@@ -186,7 +195,11 @@ async def test_a_limits_change_needs_another_supervisor_and_applies_from_the_nex
     await studio.deal(table_id, CARDS)
     second = await studio.next_round(table_id, after=first["_position"])
     events = await studio.events(table_id)
-    [proposal] = [e["payload"] for e in events if e["event_type"] == "ConfigChangeProposed"]
+    [proposal] = [
+        e["payload"]
+        for e in events
+        if e["event_type"] == "ConfigChangeProposed" and e["payload"]["change_id"] == change_id
+    ]
     reopened = [e["payload"] for e in events if e["event_type"] == "TableOpened"][-1]
     assert proposal["actor"] == reopened["actor"] == "supervisor-1"
     assert reopened["approved_by"] == "supervisor-2"
@@ -394,13 +407,11 @@ async def test_a_deal_without_its_next_card_pauses_itself_and_is_shown_to_a_pers
         dealing_stall_seconds=5,
         paused_round_alert_minutes=0.01,  # overdue after 0.6 s
     )
+    table_settings = with_second_supervisor(table_settings)  # a new table takes two (0086)
     table_id = new_table_id()
     await topics_ready(settings)
     async with running(create_table(table_settings)) as client:
-        response = await client.post(
-            "/tables", json=table_body(table_id, betting_seconds=0.5), headers=SUPERVISOR_1
-        )
-        assert response.status_code == 201, response.text
+        await open_table(client, table_id, betting_seconds=0.5)
         await wait_for(client, table_id, count("BettingClosed"))
         await scan(table_settings, table_id, "AS")
 

@@ -31,6 +31,7 @@ from teenpatti.settings import InfrastructureSettings
 from teenpatti_tools.simulator import ScannerSecret, enrol_device, gateway_post
 from tests.integration.access import issue_key, keys_cli
 from tests.integration.services import running, topics_ready
+from tests.integration.table.helpers import open_table_as, with_second_supervisor
 
 SUPERVISOR = {"X-Api-Key": "dev-supervisor-key"}
 
@@ -159,12 +160,15 @@ async def test_the_table_service_takes_stored_keys_with_their_role_and_tables(
     access_database: str,
 ) -> None:
     await topics_ready(settings)
-    table_settings = TableSettings(
-        **{
-            **settings.model_dump(),
-            "table_database": database_name,
-            "access_database": access_database,
-        }
+    # two supervisors' configured keys: a new table takes both (docs/decisions/0086)
+    table_settings = with_second_supervisor(
+        TableSettings(
+            **{
+                **settings.model_dump(),
+                "table_database": database_name,
+                "access_database": access_database,
+            }
+        )
     )
     _, supervisor = await issue_key(
         monkeypatch, access_database, "carol", "supervisor", "--tables", "T01"
@@ -174,8 +178,7 @@ async def test_the_table_service_takes_stored_keys_with_their_role_and_tables(
     _, viewer = await issue_key(monkeypatch, access_database, "web", "viewer")
     async with running(create_table_service(table_settings)) as client:
         for table_id in ("T01", "T02"):
-            response = await client.post("/tables", json=_table_body(table_id), headers=SUPERVISOR)
-            assert response.status_code == 201, response.text
+            await open_table_as(client, _table_body(table_id))
 
         closed = await client.post(
             "/tables/T01/close", json={"reason": "end of shift"}, headers={"X-Api-Key": supervisor}
@@ -185,9 +188,10 @@ async def test_the_table_service_takes_stored_keys_with_their_role_and_tables(
         events = (await client.get("/tables/T01/events", headers={"X-Api-Key": dealer})).json()
         assert events["events"][-1]["payload"]["actor"] == "carol"  # the key's holder
 
-        # a dealer's key cannot command, an operator's reads every table
+        # a dealer's key cannot command (it may pause a round, decision 0086, but only a
+        # supervisor resumes one), an operator's reads every table
         refused = await client.post(
-            "/tables/T01/pause", json={"reason": "x"}, headers={"X-Api-Key": dealer}
+            "/tables/T01/resume", json={"reason": "x"}, headers={"X-Api-Key": dealer}
         )
         assert (refused.status_code, refused.json()["code"]) == (403, "forbidden")
         listed = await client.get("/tables", headers={"X-Api-Key": operator})

@@ -40,7 +40,13 @@ from teenpatti_tools.databases import create_database, drop_database, service_ro
 from teenpatti_tools.simulator import STUDIO_API_KEYS, Endpoints
 from tests.e2e.driver import Studio
 from tests.integration.services import publish, topics_ready
-from tests.integration.table.helpers import new_table_id, serving, table_body
+from tests.integration.table.helpers import (
+    SUPERVISOR_2,
+    new_table_id,
+    serving,
+    table_body,
+    with_second_supervisor,
+)
 from wallet_service.app import create_app as create_wallet
 from wallet_service.config import WalletSettings
 
@@ -71,15 +77,22 @@ async def test_a_request_s_and_an_event_s_lines_say_what_they_are_about_and_no_k
     settings: InfrastructureSettings, database_name: str, log_lines: io.StringIO
 ) -> None:
     await topics_ready(settings)
-    app = create_table(TableSettings(**settings.model_dump(), table_database=database_name))
+    # two supervisors' keys: a new table is proposed by one, approved by the other (0086)
+    table_settings = TableSettings(**settings.model_dump(), table_database=database_name)
+    app = create_table(with_second_supervisor(table_settings))
     table_id, correlation = new_table_id(), str(uuid.uuid4())
     async with serving(app) as address, httpx.AsyncClient(base_url=f"http://{address}") as http:
-        opened = await http.post(
+        proposed = await http.post(
             "/tables",
             json=table_body(table_id, betting_seconds=30),
             headers={"X-Api-Key": API_KEY, "X-Correlation-Id": correlation},
         )
-        assert opened.status_code == 201, opened.text
+        assert proposed.status_code == 202, proposed.text
+        change_id = proposed.json()["pending_change"]["change_id"]
+        approved = await http.post(
+            f"/tables/{table_id}/changes/{change_id}/approve", headers=SUPERVISOR_2
+        )
+        assert approved.status_code == 200, approved.text
         # a key where it does not belong, in a query string
         events = await http.get(f"/tables/{table_id}/events", params={"after": 0, "key": API_KEY})
         assert events.status_code in (200, 401)
@@ -110,7 +123,7 @@ async def test_a_request_s_and_an_event_s_lines_say_what_they_are_about_and_no_k
                 await asyncio.sleep(0.1)
 
     text = log_lines.getvalue()
-    assert API_KEY not in text
+    assert API_KEY not in text and SUPERVISOR_2["X-Api-Key"] not in text
     lines = parsed(log_lines)
     for line in lines:
         assert {"time", "level", "logger", "message", "service", "instance"} <= set(line)
@@ -121,7 +134,7 @@ async def test_a_request_s_and_an_event_s_lines_say_what_they_are_about_and_no_k
     ]
     assert request["service"] == "table"
     assert request["correlation_id"] == correlation
-    assert request["message"].endswith('"POST /tables HTTP/1.1" 201')
+    assert request["message"].endswith('"POST /tables HTTP/1.1" 202')
     [read] = [line for line in lines if line.get("http_path") == f"/tables/{table_id}/events"]
     assert "?" not in read["message"]
     feed = [line for line in lines if "WebSocket" in line["message"]]

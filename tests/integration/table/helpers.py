@@ -17,7 +17,7 @@ import uvicorn
 from fastapi import FastAPI
 from pydantic import SecretStr
 
-from table_service.adapters.scanners import apply_device_events
+from table_service.adapters.scanners import apply_device_events, load_scanners
 from table_service.app import SERVICE
 from table_service.config import TableSettings
 from table_service.domain.decisions import OpenTable
@@ -63,15 +63,19 @@ def table_body(table_id: str, **override: Any) -> dict[str, Any]:
 
 
 async def open_table(client: httpx.AsyncClient, table_id: str, **override: Any) -> None:
-    """Open a new table as two supervisors do: one proposes its terms, the other approves
-    them (docs/decisions/0086; the app's keys hold `SUPERVISOR_2`: `with_second_supervisor`)."""
-    response = await client.post(
-        "/tables", json=table_body(table_id, **override), headers=SUPERVISOR
-    )
+    """Open a new table on `table_body`'s terms as two supervisors do (`open_table_as`)."""
+    await open_table_as(client, table_body(table_id, **override))
+
+
+async def open_table_as(client: httpx.AsyncClient, body: dict[str, Any]) -> None:
+    """Open a new table (`body` as `POST /tables` takes it) as two supervisors do: one
+    proposes its terms, the other approves them (docs/decisions/0086; the app's keys hold
+    `SUPERVISOR_2`: `with_second_supervisor`)."""
+    response = await client.post("/tables", json=body, headers=SUPERVISOR)
     assert response.status_code == 202, response.text
     change_id = response.json()["pending_change"]["change_id"]
     approved = await client.post(
-        f"/tables/{table_id}/changes/{change_id}/approve", headers=SUPERVISOR_2
+        f"/tables/{body['table_id']}/changes/{change_id}/approve", headers=SUPERVISOR_2
     )
     assert approved.status_code == 200, approved.text
 
@@ -235,12 +239,14 @@ async def card_scanned(
     service: TableService, clock: FakeClock, table_id: str, card: str
 ) -> CardScanned:
     """A read of `card` at the table, now by `clock`, as the gateway passes it on: from the
-    table's device (registered with the service first), with a fresh sequence number, in
-    the round in play."""
+    table's device, with a fresh sequence number, in the round in play. The device is
+    registered with the service once, at the table's first read: registered again mid-round,
+    its credential would be newer than the round's first card, and refused (decision 0085)."""
     device_id = device_of(table_id)
     async with service.store.pool.acquire() as connection:
-        registration = DeviceRegistered(device_id=device_id, table_id=table_id, actor="tests")
-        await apply_device_events(connection, [(registration, next(_numbers))])
+        if device_id not in await load_scanners(connection, [device_id]):
+            registration = DeviceRegistered(device_id=device_id, table_id=table_id, actor="tests")
+            await apply_device_events(connection, [(registration, next(_numbers))])
     state = await service.load(table_id)
     return CardScanned(
         scan_id=uuid4(),
