@@ -423,8 +423,12 @@ function showState(state) {
   if (watched === null || state.table_id !== watched.tableId) return;
   const before = watched.state;
   watched.state = state;
-  if (watched.feed === null) startFeed(watched, state);
-  if (watched.unread) {
+  // a table proposed and not approved yet has no feed (the table closes it 4404, for good),
+  // no pay table and no rounds: all are read once it is approved
+  const exists = state.status !== "unknown";
+  if (!exists) watched.unread = true;
+  if (watched.feed === null && exists) startFeed(watched, state);
+  if (watched.unread && exists) {
     // first read of a table that did not exist yet (proposed, then approved)
     watched.unread = false;
     loadParSheet(watched);
