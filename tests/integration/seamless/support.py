@@ -23,6 +23,39 @@ from wallet_service.config import WalletSettings
 CARDS = ["AS", "2D", "AH", "3C", "KD", "9S"]  # player A: a pair of aces; B: 9 high
 
 
+def _each_bet(
+    slips: list[tuple[str, dict[str, Any]]], cancelled: bool
+) -> list[tuple[str, dict[str, Any], dict[str, Any], str, int]]:
+    """Each bet of the (operator, slip) pairs with its outcome and return as the engine
+    settles it on CARDS (or in a cancelled round): (operator, slip, bet, outcome, returned)."""
+    rule: engine.RoundResult | engine.CancelledRound = (
+        engine.CancelledRound("cancelled")
+        if cancelled
+        else engine.resolve_round(engine.parse_cards(CARDS))
+    )
+    settled = []
+    for operator_id, taken in slips:
+        for bet in taken["bets"]:
+            result = engine.settle_bet(
+                engine.Bet(engine.BetType(bet["bet_type"]), bet["stake"], "INR"),
+                rule,
+                PUBLISHED_PAY_TABLE,
+            )
+            settled.append((operator_id, taken, bet, result.outcome.value, result.returned))
+    return settled
+
+
+def _line(operator_id: str, taken: dict[str, Any], bet: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "bet_id": UUID(bet["bet_id"]),
+        "operator_id": operator_id,
+        "player_id": taken["player_id"],
+        "bet_type": bet["bet_type"],
+        "stake": bet["stake"],
+        "currency": "INR",
+    }
+
+
 async def settle(
     settings: WalletSettings,
     round_id: str,
@@ -31,33 +64,16 @@ async def settle(
     cancelled: bool,
 ) -> None:
     """BetsSettled for every bet of the (operator, slip) pairs, as settlement computes it."""
-    rule: engine.RoundResult | engine.CancelledRound = (
-        engine.CancelledRound("cancelled")
-        if cancelled
-        else engine.resolve_round(engine.parse_cards(CARDS))
-    )
-    lines = []
-    for operator_id, taken in slips:
-        for bet in taken["bets"]:
-            settled = engine.settle_bet(
-                engine.Bet(engine.BetType(bet["bet_type"]), bet["stake"], "INR"),
-                rule,
-                PUBLISHED_PAY_TABLE,
-            )
-            lines.append(
-                BetSettled(
-                    bet_id=UUID(bet["bet_id"]),
-                    operator_id=operator_id,
-                    player_id=taken["player_id"],
-                    bet_type=bet["bet_type"],
-                    stake=bet["stake"],
-                    currency="INR",
-                    outcome=settled.outcome.value,
-                    returned=settled.returned,
-                    fraction_kept="0",
-                    odds=None,
-                )
-            )
+    lines = [
+        BetSettled(
+            **_line(operator_id, taken, bet),
+            outcome=outcome,
+            returned=returned,
+            fraction_kept="0",
+            odds=None,
+        )
+        for operator_id, taken, bet, outcome, returned in _each_bet(slips, cancelled)
+    ]
     await send(
         settings,
         SETTLEMENT_EVENTS,
@@ -71,28 +87,15 @@ async def reverse(
 ) -> None:
     """BetsReversed for every bet of the (operator, slip) pairs of a round settled on
     CARDS and voided after its result, as settlement states it."""
-    result = engine.resolve_round(engine.parse_cards(CARDS))
-    lines = []
-    for operator_id, taken in slips:
-        for bet in taken["bets"]:
-            settled = engine.settle_bet(
-                engine.Bet(engine.BetType(bet["bet_type"]), bet["stake"], "INR"),
-                result,
-                PUBLISHED_PAY_TABLE,
-            )
-            lines.append(
-                BetReversed(
-                    bet_id=UUID(bet["bet_id"]),
-                    operator_id=operator_id,
-                    player_id=taken["player_id"],
-                    bet_type=bet["bet_type"],
-                    stake=bet["stake"],
-                    currency="INR",
-                    outcome=settled.outcome.value,
-                    returned=settled.returned,
-                    refunded=bet["stake"],
-                )
-            )
+    lines = [
+        BetReversed(
+            **_line(operator_id, taken, bet),
+            outcome=outcome,
+            returned=returned,
+            refunded=bet["stake"],
+        )
+        for operator_id, taken, bet, outcome, returned in _each_bet(slips, cancelled=False)
+    ]
     await send(
         settings,
         SETTLEMENT_EVENTS,

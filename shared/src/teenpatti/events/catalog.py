@@ -94,6 +94,23 @@ class CurrencyTotals(_Value):
 Whole = TypeVar("Whole", bound=_Value)
 
 
+Part = TypeVar("Part", bound=Event)
+
+
+def _parts(cls: type[Part], round_id: str, table_id: str, lines: Sequence[Any]) -> list[Part]:
+    """A round's `lines`, in their order, as events of up to `SETTLEMENT_PART` lines."""
+    return [
+        cls.model_validate(
+            {
+                "round_id": round_id,
+                "table_id": table_id,
+                "bets": lines[start : start + SETTLEMENT_PART],
+            }
+        )
+        for start in range(0, len(lines), SETTLEMENT_PART)
+    ]
+
+
 def _each_line(event: Event, lines: Sequence[_Value], whole: type[Whole]) -> list[Whole]:
     """An event of lines (`BetsPlaced`, `BetsPaid`, `BetsSettled`) as its lines whole: each
     line with the fields the event holds for all of them."""
@@ -792,16 +809,7 @@ class BetsSettled(Event):
     ) -> list[BetsSettled]:
         """The round's `lines` (lines, or their fields to validate a part at once),
         in their order, as parts of up to `SETTLEMENT_PART`."""
-        return [
-            cls.model_validate(
-                {
-                    "round_id": round_id,
-                    "table_id": table_id,
-                    "bets": lines[start : start + SETTLEMENT_PART],
-                }
-            )
-            for start in range(0, len(lines), SETTLEMENT_PART)
-        ]
+        return _parts(cls, round_id, table_id, lines)
 
     def each(self) -> list[SettledLine]:
         """Each bet settled, whole."""
@@ -871,16 +879,7 @@ class BetsReversed(Event):
     def parts(
         cls, round_id: str, table_id: str, lines: Sequence[BetReversed | Mapping[str, Any]]
     ) -> list[BetsReversed]:
-        return [
-            cls.model_validate(
-                {
-                    "round_id": round_id,
-                    "table_id": table_id,
-                    "bets": lines[start : start + SETTLEMENT_PART],
-                }
-            )
-            for start in range(0, len(lines), SETTLEMENT_PART)
-        ]
+        return _parts(cls, round_id, table_id, lines)
 
     def each(self) -> list[ReversedLine]:
         return _each_line(self, self.bets, ReversedLine)
