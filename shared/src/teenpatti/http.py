@@ -19,6 +19,7 @@ import asyncpg
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from teenpatti.observability.metrics import AUTH_FAILURES
@@ -68,6 +69,12 @@ PROBLEM_SCHEMA: dict[str, Any] = {
     },
     "additionalProperties": True,
 }
+
+
+def operation_id(route: APIRoute) -> str:
+    """A route's OpenAPI `operationId`: its function's name, so the committed specs and the
+    client generated from them keep their names while paths and methods change."""
+    return route.name
 
 
 def document_problems(app: FastAPI) -> None:

@@ -20,7 +20,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 from starlette.middleware import Middleware
 
-from teenpatti.http import ProblemError, install_problem_handlers
+from teenpatti.http import ProblemError, install_problem_handlers, operation_id
 from teenpatti.kernel.edges import BodyLimitMiddleware
 from teenpatti.observability.logs import RequestLogContext, setup_logging
 from teenpatti.settings import InfrastructureSettings
@@ -70,6 +70,7 @@ def create_app(
         lifespan=lifespan,
         docs_url=None,  # the services document their APIs; this one only passes them on
         redoc_url=None,
+        generate_unique_id_function=operation_id,
         middleware=[
             Middleware(RequestLogContext, service=NAME),
             Middleware(pages.SecurityHeaders, frame_ancestors=settings.frame_ancestors),

@@ -53,7 +53,12 @@ from teenpatti.eventsourcing import (
 )
 from teenpatti.eventsourcing.consumer import PartitionsCallback, parked_by_group
 from teenpatti.eventsourcing.relay import parked_outbox_by_relay
-from teenpatti.http import ProblemError, install_problem_handlers, problem_response
+from teenpatti.http import (
+    ProblemError,
+    install_problem_handlers,
+    operation_id,
+    problem_response,
+)
 from teenpatti.kernel.edges import BodyLimitMiddleware, Rate, RateLimitMiddleware
 from teenpatti.kernel.problems import ProblemSource, problems_router
 from teenpatti.kernel.process import freeze_startup_objects, keep_session
@@ -438,6 +443,8 @@ class Service(Generic[S]):
                 *self.middleware,
             ],
             telemetry=TELEMETRY,
+            # stable operationIds for the committed specs and the generated client
+            generate_unique_id_function=operation_id,
         )
         app.state.service = self
         app.state.settings = settings
