@@ -467,6 +467,22 @@ class Service(Generic[S]):
             app.include_router(router)
         return app
 
+    def app_on_demand(self) -> Callable[[str], FastAPI]:
+        """The `__getattr__` of the service's `app` module: its `app` (uvicorn's
+        `<package>.app:app`) is built when first asked for, once. Importing the module for
+        its declaration (`teenpatti migrate`, `make run`, `make chaos`, `make bench`) builds
+        no app, so the process's logging stays its own, not the service's."""
+        built: list[FastAPI] = []
+
+        def module_attribute(name: str) -> FastAPI:
+            if name != "app":
+                raise AttributeError(f"module of the {self.name} service has no attribute {name!r}")
+            if not built:
+                built.append(self.create_app())
+            return built[0]
+
+        return module_attribute
+
 
 def configured_keys(settings: InfrastructureSettings) -> ConfiguredKeys:
     """`TP_API_KEYS` and `TP_API_KEYS_FILE`, the file read again within the bound of a
