@@ -103,7 +103,16 @@ def main(
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="teenpatti", description="Teen Patti 20-20 rules engine tools."
+        prog="teenpatti",
+        description=(
+            "The Teen Patti 20-20 backend's command line: the rules engine (evaluate, par-sheet),"
+            " the databases (migrate), what happened (audit, recall, rebuild, reconcile) and"
+            " who may do what (keys, operators). `teenpatti COMMAND --help` describes each."
+            " Commands that connect read the TP_* settings (docs/configuration.md)."
+        ),
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {_version()}", help="print the version"
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -173,6 +182,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_rebuild_parser(commands)
     commands.choices["rebuild"].set_defaults(handler=_rebuild)
     return parser
+
+
+def _version() -> str:
+    from importlib.metadata import version
+
+    return version("teenpatti")
 
 
 def _rebuild(args: argparse.Namespace, streams: _Streams) -> int:
