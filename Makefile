@@ -19,7 +19,11 @@ help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/' | expand -t 16
 
 install: ## install uv, the locked Python dependencies, and the Debian tools the tests use (kubectl, promtool, chromium, Noto fonts, nodejs)
-	@command -v uv >/dev/null 2>&1 || test -x "$(UV)" || python3 -m pip install --quiet --user uv
+	@command -v uv >/dev/null 2>&1 || test -x "$(UV)" || { \
+	    echo "==> installing uv from PyPI (pip install --user uv)"; \
+	    python3 -m pip install --quiet --user uv 2>/dev/null || \
+	        python3 -m pip install --quiet --user --break-system-packages uv; }
+	@echo "==> the locked Python dependencies into .venv (uv sync; a first run downloads about 530 MB from PyPI)"
 	@$(UV) sync --frozen --all-groups --quiet
 	@$(STACK) tools
 

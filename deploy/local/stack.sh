@@ -84,7 +84,7 @@ wait_for() { # description seconds log command...
 
 apt_install() { # package...
     [[ "$(id -u)" == 0 ]] || fail "missing $*; install it with: sudo apt-get install -y $*"
-    say "installing $* (apt-get)"
+    say "==> installing Debian packages: $* (apt-get; minutes on a first run; its output: $LOGS/apt-get.log)"
     # Package scripts must not start system-wide services on their default ports.
     printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d
     {
@@ -338,7 +338,7 @@ redis_down() { stop_pidfile redis "$RUN/redis.pid"; }
 # ---------------------------------------------------------------- Kafka
 kafka_jars() {
     [[ -f "$JARS/.complete" ]] && return
-    say "kafka     fetching Apache Kafka $TP_KAFKA_VERSION from Maven Central (once)"
+    say "==> downloading Apache Kafka $TP_KAFKA_VERSION from Maven Central (once: about 110 MB into ~/.m2 and $JARS; its output: $LOGS/maven.log)"
     rm -rf "$JARS"
     mvn -q -B -f deploy/kafka/pom.xml -Dkafka.version="$TP_KAFKA_VERSION" \
         dependency:copy-dependencies -DoutputDirectory="$JARS" > "$LOGS/maven.log" 2>&1 ||
@@ -555,6 +555,7 @@ BROWSER_FONTS="fonts-noto-core fonts-noto-cjk"
 deb_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 
 tools_up() {
+    say "==> the Debian tools the tests use: kubectl, promtool, chromium, the Noto fonts, node (each installed when missing)"
     command -v kubectl >/dev/null 2>&1 || apt_install kubernetes-client
     command -v promtool >/dev/null 2>&1 || prometheus_bin
     [[ -x /usr/bin/chromium ]] || apt_install chromium

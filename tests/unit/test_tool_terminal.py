@@ -142,3 +142,11 @@ def test_make_run_says_where_each_service_its_metrics_dashboards_and_logs_are() 
     assert "dashboards: deploy/grafana/dashboards/*.json" in text
     assert "logs: .local/logs/<service>.log" in text
     assert len(lines) == len(running) + 3
+
+
+def test_the_readme_shows_what_make_run_prints() -> None:
+    readme = Path(__file__).parents[2] / "README.md"
+    printed = where_to_look(
+        services(), prometheus="http://127.0.0.1:19090", log_dir=Path(".local/logs")
+    )
+    assert "\n".join(printed) in readme.read_text()
