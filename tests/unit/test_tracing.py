@@ -5,17 +5,23 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import httpx
 import pytest
 from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanContext, SpanKind
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
 
 from teenpatti.observability import tracing
 from teenpatti.observability.sampling import sampler
 from teenpatti.observability.tracing import (
     TRACEPARENT,
+    IncomingTraceContext,
     consuming,
     current_traceparent,
     extract_context,
@@ -183,3 +189,17 @@ def test_http_headers_carry_the_context_both_ways(spans: InMemorySpanExporter) -
     received = trace.get_current_span(extract_context(headers)).get_span_context()
     assert received == context(sent or "")
     assert extract_context({}) == {}  # nothing arrives: no context
+
+
+async def test_a_request_is_served_in_its_callers_trace_recorded_or_not() -> None:
+
+    async def seen(request: Request) -> PlainTextResponse:
+        return PlainTextResponse(current_traceparent() or "none")
+
+    app = IncomingTraceContext(Starlette(routes=[Route("/", seen)]))
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://s") as client:
+        assert (await client.get("/", headers={"traceparent": A})).text == A
+        assert (await client.get("/", headers={"traceparent": "garbage"})).text == "none"
+        assert (await client.get("/")).text == "none"
+    assert current_traceparent() is None

@@ -38,6 +38,7 @@ from teenpatti.observability.logs import instance_name
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
+    from starlette.types import ASGIApp, Receive, Scope, Send
 
     from teenpatti.settings import InfrastructureSettings
 
@@ -79,6 +80,33 @@ def inject_context(headers: MutableMapping[str, str]) -> None:
 def extract_context(headers: Mapping[str, str]) -> otel_context.Context:
     """The trace context incoming HTTP `headers` carry (an empty one when none)."""
     return propagate.extract(headers)
+
+
+class IncomingTraceContext:
+    """ASGI middleware: a request or WebSocket is served in the trace context its headers
+    carry (`traceparent`), so that what it calls and appends carries it on even where no
+    span of our own is recorded. Where FastAPI's telemetry already serves it in a server
+    span (a tracer provider is set up), that span stays the current one."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] not in ("http", "websocket")
+            or trace.get_current_span().get_span_context().is_valid
+        ):
+            await self.app(scope, receive, send)
+            return
+        headers = {
+            bytes(name).decode("latin-1").lower(): bytes(value).decode("latin-1")
+            for name, value in scope["headers"]
+        }
+        token = otel_context.attach(extract_context(headers))
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            otel_context.detach(token)
 
 
 @contextmanager
