@@ -114,6 +114,11 @@ async def test_an_owed_win_not_ok_past_its_time_is_shown_counted_and_once_failed
         await eventually(
             lambda: counted(client, overdue=0, failed=1), what="the failed win to be counted"
         )
+        metrics = (await client.get("/metrics")).text
+        # its age by state: failed now, and no pending one to age
+        age = "teenpatti_operator_owed_call_oldest_age_seconds"
+        assert (gauge(metrics, age, operator=SEAMLESS, state="failed") or 0) > 0
+        assert gauge(metrics, age, operator=SEAMLESS, state="pending") is None
         assert await operator.balance(user) == FUNDS - 1_000  # nothing paid yet
 
         name = settings.wallet_database
