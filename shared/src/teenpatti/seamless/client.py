@@ -154,12 +154,11 @@ class OperatorWalletClient:
         if config.base_url is None:
             raise ValueError(f"operator {config.operator_id} has no wallet server (base_url)")
         started = time.perf_counter()
-        outcome = await self._try(config, call)
+        outcome = await self._try(config, config.base_url, call)
         record_attempt(config.operator_id, call, outcome, time.perf_counter() - started)
         return outcome
 
-    async def _try(self, config: OperatorConfig, call: Call) -> CallOutcome:
-        assert config.base_url is not None
+    async def _try(self, config: OperatorConfig, base_url: str, call: Call) -> CallOutcome:
         adapter = ADAPTERS[config.adapter]
         request_uuid = self._new_request_uuid()
         path, request = adapter.request(call, config.game_code, request_uuid)
@@ -171,7 +170,7 @@ class OperatorWalletClient:
         try:
             async with asyncio.timeout(config.timeout_seconds):
                 status, answer, signature = await self._post(
-                    config.base_url + path, body, headers, adapter.signature_header
+                    base_url + path, body, headers, adapter.signature_header
                 )
         except TimeoutError:
             return NoAnswer("timeout", f"no answer within {config.timeout_seconds} s", request_uuid)
