@@ -85,7 +85,7 @@ from teenpatti.observability.metrics import (
     ScrapedGauges,
     exposition,
 )
-from teenpatti.observability.tracing import flush_traces, setup_tracing
+from teenpatti.observability.tracing import IncomingTraceContext, flush_traces, setup_tracing
 from teenpatti.settings import DEVELOPMENT, InfrastructureSettings, development_keys
 
 log = logging.getLogger(__name__)
@@ -439,6 +439,8 @@ class Service(Generic[S]):
             middleware=[
                 Middleware(HttpMetricsMiddleware),
                 Middleware(RequestLogContext, service=self.name),
+                # the caller's trace goes on in what the request appends, recorded or not
+                Middleware(IncomingTraceContext),
                 *_edges(settings, self.body_limit_exempt),
                 *self.middleware,
             ],
