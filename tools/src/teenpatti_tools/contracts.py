@@ -88,6 +88,7 @@ from teenpatti.kernel import Kernel, Service
 from teenpatti.kernel.subscriptions import handled_types
 from teenpatti.migrations import declared_services
 from teenpatti.settings import InfrastructureSettings
+from teenpatti_tools import dashboards, prometheus_rule
 
 ASYNCAPI_PATH = Path("docs/asyncapi.yaml")
 CONFIGURATION_PATH = Path("docs/configuration.md")
@@ -729,6 +730,8 @@ def generated(services: Sequence[DeclaredService] | None = None) -> dict[Path, s
     return {
         ASYNCAPI_PATH: asyncapi_yaml(services),
         CONFIGURATION_PATH: configuration_markdown(services),
+        **dashboards.generated(),
+        **prometheus_rule.generated(),
     }
 
 
