@@ -77,8 +77,7 @@ def quantiles(metric: str, by: str = "", matchers: str = "") -> tuple[Query, ...
     suffix = f" {{{{{by}}}}}" if by else ""
     return tuple(
         Query(
-            f"histogram_quantile({q}, sum by ({labels})"
-            f" (rate({metric}_bucket{matchers}[{RATE}])))",
+            f"histogram_quantile({q}, sum by ({labels}) (rate({metric}_bucket{matchers}[{RATE}])))",
             f"p{round(q * 100)}{suffix}",
         )
         for q in (0.5, 0.99)
@@ -328,8 +327,7 @@ OPERATORS_WALLETS = Dashboard(
                 ),
                 Panel(
                     "Call duration",
-                    "How long the operators' wallet servers took to answer, by call, p50 and"
-                    " p99.",
+                    "How long the operators' wallet servers took to answer, by call, p50 and p99.",
                     "s",
                     quantiles("teenpatti_operator_call_duration_seconds", "call", _OPERATOR),
                 ),
@@ -344,11 +342,7 @@ OPERATORS_WALLETS = Dashboard(
                     "Answers refused (unsigned, wrong signature, malformed...) per second, by"
                     " reason.",
                     "ops",
-                    (
-                        rate(
-                            "teenpatti_operator_bad_answers_total", "operator, reason", _OPERATOR
-                        ),
-                    ),
+                    (rate("teenpatti_operator_bad_answers_total", "operator, reason", _OPERATOR),),
                 ),
             ),
         ),

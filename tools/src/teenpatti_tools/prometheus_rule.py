@@ -46,7 +46,5 @@ def prometheus_rule(alerts: dict[str, Any]) -> dict[str, Any]:
 
 def generated(root: Path = ROOT) -> dict[Path, str]:
     alerts = yaml.safe_load((root / ALERTS_PATH).read_text(encoding="utf-8"))
-    text = yaml.dump(
-        prometheus_rule(alerts), Dumper=_BlockDumper, sort_keys=False, width=1000
-    )
+    text = yaml.dump(prometheus_rule(alerts), Dumper=_BlockDumper, sort_keys=False, width=1000)
     return {PROMETHEUS_RULE_PATH: HEADER + text}
