@@ -18,6 +18,7 @@ import pytest
 import yaml
 from prometheus_client import REGISTRY
 
+from teenpatti.kernel import Kernel
 from teenpatti.observability.metrics import GaugeFamily
 from teenpatti_tools import dashboards
 
@@ -55,14 +56,19 @@ SUFFIXES = {
 
 @cache
 def exposed() -> frozenset[str]:
-    """Every series name the services expose on /metrics, from the prometheus_client registry
-    once their apps are imported (counters and histograms with their suffixes), and the
-    gauges their kernels read when scraped (every `GaugeFamily` their modules declare)."""
+    """Every series name the services expose on /metrics: from the prometheus_client
+    registries once their apps are imported (the process's and each kernel's own; counters
+    and histograms with their suffixes), and the gauges their kernels read from the database
+    when scraped, registered only once started (every `GaugeFamily` their modules declare)."""
+    registries = [REGISTRY]
     for app in APPS:
-        importlib.import_module(app)
+        module = importlib.import_module(app)
+        if hasattr(module, "SERVICE"):  # a kernel's own registry: its pool's connections
+            registries.append(Kernel(module.SERVICE, module.app.state.settings).metrics)
     names: set[str] = set()
-    for family in REGISTRY.collect():
-        names |= {f"{family.name}{suffix}" for suffix in SUFFIXES.get(family.type, ("",))}
+    for registry in registries:
+        for family in registry.collect():
+            names |= {f"{family.name}{suffix}" for suffix in SUFFIXES.get(family.type, ("",))}
     for name, module in list(sys.modules.items()):
         if name.split(".")[0] in {"teenpatti", *(app.split(".")[0] for app in APPS)}:
             for item in vars(module).values():
