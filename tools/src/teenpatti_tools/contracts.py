@@ -7,6 +7,8 @@ them, and tests/unit/test_generated_docs.py fails while the committed ones diffe
   builds. Which events travel on which topic is `PUBLISHED` below, checked against the catalog.
 - `docs/configuration.md`: every `TP_*` setting, from the settings classes: each field's type,
   constraints, default (a secret's never shown) and description (`Field(description=...)`).
+- the Grafana dashboards and the PrometheusRule: `teenpatti_tools.dashboards`,
+  `teenpatti_tools.prometheus_rule`.
 """
 
 from __future__ import annotations
