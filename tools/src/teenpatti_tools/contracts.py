@@ -7,6 +7,8 @@ them, and tests/unit/test_generated_docs.py fails while the committed ones diffe
   builds. Which events travel on which topic is `PUBLISHED` below, checked against the catalog.
 - `docs/configuration.md`: every `TP_*` setting, from the settings classes: each field's type,
   constraints, default (a secret's never shown) and description (`Field(description=...)`).
+- the Grafana dashboards and the PrometheusRule: `teenpatti_tools.dashboards`,
+  `teenpatti_tools.prometheus_rule`.
 """
 
 from __future__ import annotations
@@ -88,6 +90,7 @@ from teenpatti.kernel import Kernel, Service
 from teenpatti.kernel.subscriptions import handled_types
 from teenpatti.migrations import declared_services
 from teenpatti.settings import InfrastructureSettings
+from teenpatti_tools import dashboards, prometheus_rule
 
 ASYNCAPI_PATH = Path("docs/asyncapi.yaml")
 CONFIGURATION_PATH = Path("docs/configuration.md")
@@ -729,6 +732,8 @@ def generated(services: Sequence[DeclaredService] | None = None) -> dict[Path, s
     return {
         ASYNCAPI_PATH: asyncapi_yaml(services),
         CONFIGURATION_PATH: configuration_markdown(services),
+        **dashboards.generated(),
+        **prometheus_rule.generated(),
     }
 
 

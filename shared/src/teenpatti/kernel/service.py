@@ -178,6 +178,7 @@ class Kernel(Generic[S]):
         settings = self.settings
         # before anything connects
         settings.refuse_default_secrets(redis=self.service.redis is not None)
+        settings.refuse_development_settings()
         setup_tracing(settings, self.service.name)
         self._pool = await asyncpg.create_pool(
             settings.postgres_dsn(self.service.database(settings)),
