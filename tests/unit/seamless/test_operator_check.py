@@ -298,3 +298,10 @@ async def test_the_signing_key_defaults_to_the_wallet_s_setting(
     code, _, err = await run_cli(*argv)
     assert code == 2
     assert "no signing key" in err
+
+
+def test_the_operators_page_lists_every_case_in_order() -> None:
+    page = (Path(__file__).parents[3] / "docs" / "operators.md").read_text()
+    section = page.split("## Checking your wallet before going live", 1)[1].split("\n## ", 1)[0]
+    listed = re.findall(r"^\| `([a-z-]+)` \|", section, flags=re.MULTILINE)
+    assert listed == [case.name for case in CASES]
