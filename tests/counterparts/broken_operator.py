@@ -71,14 +71,19 @@ class _Refused(Exception):
 class BrokenOperator:
     """An ASGI app; `add_player` gives a session token; `breaks` are keys of BREAKS."""
 
-    def __init__(self, game_public_key_pem: bytes, breaks: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        game_public_key_pem: bytes,
+        breaks: frozenset[str] = frozenset(),
+        private_key: rsa.RSAPrivateKey | None = None,
+    ) -> None:
         unknown = breaks - BREAKS.keys()
         if unknown:
             raise ValueError(f"no such break: {', '.join(sorted(unknown))}")
         key = serialization.load_pem_public_key(game_public_key_pem)
         assert isinstance(key, rsa.RSAPublicKey)
         self._game_key = key
-        self._key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        self._key = private_key or rsa.generate_private_key(public_exponent=65537, key_size=2048)
         self._wrong_key = (
             rsa.generate_private_key(public_exponent=65537, key_size=2048)
             if "answers_signed_badly" in breaks

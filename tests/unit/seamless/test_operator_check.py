@@ -35,7 +35,7 @@ from teenpatti.seamless.signing import (
 from tests.counterparts.broken_operator import BREAKS, BrokenOperator
 from tests.counterparts.hub88_operator import Hub88Operator, hub88_operator
 
-GAME_KEY = generate_private_key()
+GAME_KEY, OPERATOR_KEY = generate_private_key(), generate_private_key()
 FUNDS = 1_000 * 100_000  # 1,000.00 INR in protocol units
 STAKE = 100  # 1.00 INR in minor units
 
@@ -62,7 +62,7 @@ CASE_OF = {
 
 
 async def check_broken(breaks: frozenset[str]) -> tuple[Report, BrokenOperator, str]:
-    operator = BrokenOperator(public_key_pem(GAME_KEY), breaks)
+    operator = BrokenOperator(public_key_pem(GAME_KEY), breaks, OPERATOR_KEY)
     token = operator.add_player("alice", "INR", FUNDS)
     transport = httpx.ASGITransport(app=operator)
     async with HttpTransport("http://operator", transport=transport) as http:
@@ -241,7 +241,9 @@ async def test_a_failing_case_exits_1_and_shows_the_exchange_without_the_token(
 
 async def test_json_output_for_a_pipeline(counterpart: Hub88Operator, files: Files) -> None:
     counterpart.refuse_next("/user/balance", "RS_ERROR_UNKNOWN")
-    code, out, err = await run_cli(*arguments(files, counterpart.base_url, "--json"))
+    argv = arguments(files, counterpart.base_url, "--json")
+    argv[argv.index("--token-file") : argv.index("--token-file") + 2] = ["--token", files.token]
+    code, out, err = await run_cli(*argv)
     assert (code, err) == (1, "")
     report = json.loads(out)
     assert report["passed"] is False
