@@ -172,13 +172,12 @@ class Probe:
         round_id: str,
         amount: int | None = None,
         *,
-        transaction_uuid: str | None = None,
         currency: str | None = None,
     ) -> BetCall:
         return BetCall(
             user=self.session.user,
             token=self.session.token,
-            transaction_uuid=transaction_uuid or self.new_id(),
+            transaction_uuid=self.new_id(),
             round=round_id,
             amount=self.session.stake if amount is None else amount,
             currency=currency or self.session.currency,
