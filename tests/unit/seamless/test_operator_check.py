@@ -20,12 +20,18 @@ import pytest
 from teenpatti.cli import main
 from teenpatti.seamless.check import (
     CASES,
+    Answer,
+    CaseFailedError,
+    Exchange,
     HttpTransport,
     OperatorCheck,
+    Received,
     Report,
+    Sent,
     Session,
     UnreachableError,
 )
+from teenpatti.seamless.check.probe import read_answer
 from teenpatti.seamless.signing import (
     generate_private_key,
     load_public_key,
@@ -307,3 +313,69 @@ def test_the_operators_page_lists_every_case_in_order() -> None:
     section = page.split("## Checking your wallet before going live", 1)[1].split("\n## ", 1)[0]
     listed = re.findall(r"^\| `([a-z-]+)` \|", section, flags=re.MULTILINE)
     assert listed == [case.name for case in CASES]
+
+
+async def test_a_call_without_an_answer_fails_its_case_and_its_bet_is_rolled_back(
+    counterpart: Hub88Operator,
+) -> None:
+    token = counterpart.add_player("erin", "INR", FUNDS)
+    counterpart.hold_next("/transaction/bet", seconds=2)  # the bet case's bet: applied, late
+    async with HttpTransport(counterpart.base_url, timeout_seconds=0.3) as http:
+        check = OperatorCheck(
+            http,
+            GAME_KEY,
+            [load_public_key(counterpart.public_key_pem.encode())],
+            Session("erin", token, "INR", STAKE),
+        )
+        report = await check.run()
+    assert failed(report) == {"bet"}
+    assert report.result("bet").detail == "the bet got no answer: no answer within 0.3 s"
+    assert counterpart.balance("erin", "INR") == FUNDS  # the rollback gave the stake back
+
+
+def exchange_of(body: bytes, status: int = 200) -> Exchange:
+    sent = Sent("/user/balance", {}, b"{}")
+    return Exchange(
+        "balance", "balance request", "r-1", "u", None, sent, Received(status, {}, body)
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        (b"not json", "is not JSON"),
+        (b"[]", "is not a JSON object"),
+        (b'{"user":"u","status":"RS_OK","request_uuid":"r-1","currency":"INR"}', "balance"),
+        (
+            b'{"user":"u","status":"RS_OK","request_uuid":"r-1","currency":"INR","balance":1.0}',
+            "balance 1.0",
+        ),
+        (
+            b'{"user":"u","status":"RS_OK","request_uuid":"r-1","currency":"INR","balance":"1"}',
+            "balance '1'",
+        ),
+        (
+            b'{"user":"u","status":"RS_OK","request_uuid":"r-1","currency":"inr","balance":1}',
+            "currency 'inr'",
+        ),
+        (
+            b'{"user":"u","status":"RS_OK","request_uuid":"r-1","currency":"INR","balance":-5}',
+            "a negative balance, -5",
+        ),
+        (
+            b'{"user":"u","status":"OK","request_uuid":"r-1","currency":"INR","balance":5}',
+            "status 'OK', which the protocol does not define",
+        ),
+    ],
+)
+def test_an_answer_the_wallet_could_not_read_fails_the_case(body: bytes, says: str) -> None:
+    with pytest.raises(CaseFailedError) as failure:
+        read_answer(exchange_of(body))
+    assert says in failure.value.reason
+    assert read_answer(
+        exchange_of(
+            b'{"user":"u","status":"RS_OK","request_uuid":"r-1","currency":"INR","balance":5}'
+        )
+    ) == Answer("u", "RS_OK", "r-1", "INR", 5)
+    with pytest.raises(CaseFailedError, match="got HTTP 503, not 200"):
+        read_answer(exchange_of(body, 503))
