@@ -39,11 +39,12 @@ def test_imports_nothing_but_the_runtime(module: str) -> None:
     assert json.loads(result.stdout.splitlines()[-1]) == []
 
 
-def test_the_independent_operator_shares_no_code_with_the_product() -> None:
+@pytest.mark.parametrize("counterpart", ["hub88_operator", "broken_operator"])
+def test_the_independent_operators_share_no_code_with_the_product(counterpart: str) -> None:
     # tests/counterparts: written from the protocol text alone, so that a mistake made on
     # both sides (a header name, an amount scaled twice) cannot pass unseen
     probe = (
-        "import tests.counterparts.hub88_operator, json, sys\n"
+        f"import tests.counterparts.{counterpart}, json, sys\n"
         "top_level = {name.partition('.')[0] for name in sys.modules}\n"
         "print(json.dumps(sorted(top_level)))\n"
     )

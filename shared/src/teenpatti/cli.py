@@ -7,6 +7,7 @@ configuration is not valid; `audit`, `migrate`, `keys`, `operators`: a public de
 secret outside development; `reconcile`: a side that cannot be read); 130 interrupted.
 `recall`: 1 when no such round was ever opened.
 `reconcile`: 1 when our calls and the operator's transactions differ.
+`operator-check`: 1 when a case fails; 2 also an operator's server that cannot be connected to.
 `rebuild`: 1 when a projection rebuilt from the events differs from the live one; 2 a
 service that rebuilds nothing, or a database that cannot be used.
 """
@@ -177,6 +178,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_reconcile_parser(commands)
     commands.choices["reconcile"].set_defaults(handler=_reconcile)
+    from teenpatti.operator_check_cli import add_operator_check_parser
+
+    add_operator_check_parser(commands)
+    commands.choices["operator-check"].set_defaults(handler=_operator_check)
     from teenpatti.rebuild import add_rebuild_parser
 
     add_rebuild_parser(commands)
@@ -196,6 +201,15 @@ def _rebuild(args: argparse.Namespace, streams: _Streams) -> int:
     try:
         return run_rebuild(args, streams.out)
     except RebuildUsageError as error:
+        raise UsageError(str(error)) from None
+
+
+def _operator_check(args: argparse.Namespace, streams: _Streams) -> int:
+    from teenpatti.operator_check_cli import OperatorCheckUsageError, run_operator_check
+
+    try:
+        return run_operator_check(args, streams.out)
+    except OperatorCheckUsageError as error:
         raise UsageError(str(error)) from None
 
 
