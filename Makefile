@@ -53,10 +53,11 @@ test: install up ## every test, against the real Postgres, Kafka and Redis: in $
 test-unit: install ## the fast tests of pure logic only
 	@$(UV) run pytest -m "not integration"
 
-lint: install ## ruff and mypy
+lint: install ## ruff, mypy and the import contracts (pyproject.toml's [tool.importlinter])
 	@$(UV) run ruff check .
 	@$(UV) run ruff format --check .
 	@$(UV) run mypy shared/src tools/src services/*/src
+	@$(UV) run lint-imports --no-cache
 
 format: install ## format the code
 	@$(UV) run ruff format .

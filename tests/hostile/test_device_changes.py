@@ -25,6 +25,7 @@ from redis.exceptions import NoPermissionError
 
 from scanner_gateway.adapters import postgres as db
 from scanner_gateway.domain import Device
+from teenpatti.access.keys import hash_key
 from teenpatti.audit import Scope, StoreSpec, run_audit
 from teenpatti.events.catalog import (
     SCANNER_EVENTS,
@@ -33,7 +34,6 @@ from teenpatti.events.catalog import (
     DeviceRegistered,
 )
 from teenpatti.eventsourcing import AsyncpgEventStore
-from teenpatti.http import hash_key
 from teenpatti.settings import InfrastructureSettings
 from teenpatti_tools.simulator import ScannerSecret, enrol_device
 from tests.integration.services import publish

@@ -50,6 +50,7 @@ from scanner_gateway.domain import (
     table_read,
     verdict_of,
 )
+from teenpatti.access.keys import hash_key
 from teenpatti.events.catalog import (
     CardDealt,
     CardRefused,
@@ -59,7 +60,6 @@ from teenpatti.events.catalog import (
     DeviceRevoked,
     ScanRejected,
 )
-from teenpatti.http import hash_key
 
 NOW = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)
 CREDENTIAL = "s3cret-credential"

@@ -19,6 +19,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict
 
+from teenpatti.access.keys import hash_key
 from teenpatti.engine import InvalidCardError, parse_card
 from teenpatti.events.catalog import (
     CardDealt,
@@ -31,7 +32,6 @@ from teenpatti.events.catalog import (
     DeviceRevoked,
     ScanRejected,
 )
-from teenpatti.http import hash_key
 
 MAX_READ_CHARS = 32  # a card read is a few characters; anything longer is not a card
 MAX_BODY_BYTES = 4096  # a read request or stream message; larger is refused (413)
