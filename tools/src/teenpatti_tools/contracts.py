@@ -7,6 +7,8 @@ them, and tests/unit/test_generated_docs.py fails while the committed ones diffe
   builds. Which events travel on which topic is `PUBLISHED` below, checked against the catalog.
 - `docs/configuration.md`: every `TP_*` setting, from the settings classes: each field's type,
   constraints, default (a secret's never shown) and description (`Field(description=...)`).
+- `docs/life-of-a-round.md`: its table of consumer groups, from the services' subscriptions
+  (`teenpatti_tools.subscriptions_doc`); the rest of that page is written by hand.
 """
 
 from __future__ import annotations
@@ -21,8 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
-from types import SimpleNamespace
-from typing import Any, cast
+from typing import Any
 
 import yaml
 from pydantic import SecretStr
@@ -30,7 +31,6 @@ from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema, models_json_schema
 from pydantic_core import PydanticUndefined
 from pydantic_settings import BaseSettings
-from redis.asyncio import Redis
 
 from teenpatti.events.catalog import (
     ALL_TOPICS,
@@ -84,10 +84,16 @@ from teenpatti.events.catalog import (
 )
 from teenpatti.events.contracts import Event, EventEnvelope
 from teenpatti.eventsourcing.topics import TYPE_HEADER, VERSION_HEADER
-from teenpatti.kernel import Kernel, Service
+from teenpatti.kernel import Service
 from teenpatti.kernel.subscriptions import handled_types
 from teenpatti.migrations import declared_services
 from teenpatti.settings import InfrastructureSettings
+from teenpatti_tools.subscriptions_doc import (
+    LIFE_OF_A_ROUND_PATH,
+    SubscriptionsDocError,
+    life_of_a_round,
+    wiring_of,
+)
 
 ASYNCAPI_PATH = Path("docs/asyncapi.yaml")
 CONFIGURATION_PATH = Path("docs/configuration.md")
@@ -192,18 +198,10 @@ def declared() -> list[DeclaredService]:
 
 
 async def _subscriptions(service: Service[Any]) -> dict[str, frozenset[str] | None]:
-    """What the service's `wire` subscribes to. `wire` only builds the service's parts, so it
-    is called with a kernel that has opened nothing: no pool, no store, and a Redis client
-    that never connects; settings are the defaults, whatever the environment says."""
-    redis: Redis = Redis()
-    kernel = SimpleNamespace(
-        settings=service.settings.model_construct(), pool=None, store=None, redis=redis
-    )
-    try:
-        wiring = await service.wire(cast("Kernel[Any]", kernel))
-    finally:
-        await redis.aclose()
-    return {topic: handled_types(handlers) for topic, handlers in wiring.subscriptions.items()}
+    """What the service's `wire` subscribes to (`wiring_of`: called with a kernel that has
+    opened nothing)."""
+    wiring = await wiring_of(service)
+    return {topic: handled_types(handlers) for topic, handlers in wiring.items()}
 
 
 # ------------------------------------------------------------------------------ AsyncAPI
@@ -729,6 +727,7 @@ def generated(services: Sequence[DeclaredService] | None = None) -> dict[Path, s
     return {
         ASYNCAPI_PATH: asyncapi_yaml(services),
         CONFIGURATION_PATH: configuration_markdown(services),
+        LIFE_OF_A_ROUND_PATH: life_of_a_round(services),
     }
 
 
@@ -750,7 +749,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"{root} has no docs/: run it from the repository's root, or give --root")
     try:
         files = generated()
-    except ContractsError as error:
+    except (ContractsError, SubscriptionsDocError) as error:
         print(f"contracts: {error}", file=sys.stderr)
         return 2
     changed = [
