@@ -9,6 +9,8 @@ them, and tests/unit/test_generated_docs.py fails while the committed ones diffe
   constraints, default (a secret's never shown) and description (`Field(description=...)`).
 - `docs/life-of-a-round.md`: its table of consumer groups, from the services' subscriptions
   (`teenpatti_tools.subscriptions_doc`); the rest of that page is written by hand.
+- `docs/events/<EventType>.v<N>.json`: each event's payload schema at its `schema_version`,
+  rewritten only after a backward compatible change (`teenpatti_tools.event_schemas`).
 """
 
 from __future__ import annotations
@@ -88,6 +90,8 @@ from teenpatti.kernel import Service
 from teenpatti.kernel.subscriptions import handled_types
 from teenpatti.migrations import declared_services
 from teenpatti.settings import InfrastructureSettings
+from teenpatti_tools.event_examples import EventExampleError, message_example
+from teenpatti_tools.event_schemas import IncompatibleSchemaError, event_schemas
 from teenpatti_tools.subscriptions_doc import (
     LIFE_OF_A_ROUND_PATH,
     SubscriptionsDocError,
@@ -237,7 +241,7 @@ def asyncapi_document(services: Sequence[DeclaredService]) -> dict[str, Any]:
         ref_template="#/components/schemas/{model}",
         schema_generator=_Schema,
     )
-    schemas: dict[str, Any] = {"RecordKey": _RECORD_KEY, **definitions["$defs"]}
+    schemas: dict[str, Any] = dict(definitions["$defs"])
     schemas["EventEnvelope"]["properties"]["payload"]["description"] = (
         "The event: each message's schema names its own."
     )
@@ -459,10 +463,13 @@ def _message(
         },
         "bindings": {
             "kafka": {
-                "key": {"$ref": "#/components/schemas/RecordKey"},
+                # inline: the AsyncAPI 3.0.0 JSON Schema's `oneOf: [Reference, Schema]` for the
+                # key refuses a `$ref`, which is valid under both
+                "key": _RECORD_KEY,
                 "bindingVersion": KAFKA_BINDING_VERSION,
             }
         },
+        "examples": [message_example(event, topic, producer)],
     }
 
 
@@ -728,14 +735,17 @@ def generated(services: Sequence[DeclaredService] | None = None) -> dict[Path, s
         ASYNCAPI_PATH: asyncapi_yaml(services),
         CONFIGURATION_PATH: configuration_markdown(services),
         LIFE_OF_A_ROUND_PATH: life_of_a_round(services),
+        **event_schemas(registry.event_types.values()),
     }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m teenpatti_tools.contracts",
-        description="Rewrite docs/asyncapi.yaml (the Kafka topics) and docs/configuration.md"
-        " (the TP_* settings) from the event catalog, the services and the settings classes.",
+        description="Rewrite docs/asyncapi.yaml (the Kafka topics), docs/configuration.md"
+        " (the TP_* settings), docs/life-of-a-round.md's table of consumer groups and"
+        " docs/events/ (each event's schema) from the event catalog, the services and the"
+        " settings classes.",
     )
     parser.add_argument(
         "--root", type=Path, default=Path.cwd(), help="the repository (default: here)"
@@ -749,7 +759,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"{root} has no docs/: run it from the repository's root, or give --root")
     try:
         files = generated()
-    except (ContractsError, SubscriptionsDocError) as error:
+    except (
+        ContractsError,
+        SubscriptionsDocError,
+        EventExampleError,
+        IncompatibleSchemaError,
+    ) as error:
         print(f"contracts: {error}", file=sys.stderr)
         return 2
     changed = [
@@ -763,6 +778,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1 if changed else 0
     for path, text in files.items():
         if path in changed:
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
             (root / path).write_text(text, encoding="utf-8")
             print(f"wrote {path}")
         else:
