@@ -156,12 +156,12 @@ def _changed(**fields: Any) -> type[Event]:
 
 
 class _WiderLine(_Line):
-    stake: Annotated[int, Field(gt=0, le=10_000)]  # type: ignore[assignment]
+    stake: Annotated[int, Field(gt=0, le=10_000)]
     bet_type: Literal["player_a", "player_b", "tie"]  # type: ignore[assignment]
 
 
 class _NarrowerLine(_Line):
-    stake: Annotated[int, Field(gt=0, le=100)]  # type: ignore[assignment]
+    stake: Annotated[int, Field(gt=0, le=100)]
 
 
 @pytest.mark.parametrize(

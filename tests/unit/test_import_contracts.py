@@ -3,21 +3,37 @@ for the code (as `make lint` checks), and each of them breaks on code that break
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
 
 
+def _declared() -> list[dict[str, Any]]:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts: list[dict[str, Any]] = config["tool"]["importlinter"]["contracts"]
+    return contracts
+
+
 def _contracts() -> dict[str, str]:
     """Each contract's id and name, as pyproject.toml declares them."""
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    contracts = config["tool"]["importlinter"]["contracts"]
-    return {contract["id"]: contract["name"] for contract in contracts}
+    return {str(contract["id"]): str(contract["name"]) for contract in _declared()}
+
+
+def _pure_domains() -> tuple[list[str], list[str]]:
+    """The modules the pure-domains contract keeps pure, and the libraries it forbids them."""
+    (pure,) = (contract for contract in _declared() if contract["id"] == "pure-domains")
+    sources: list[str] = pure["source_modules"]
+    forbidden: list[str] = pure["forbidden_modules"]
+    return sources, [module for module in forbidden if "." not in module]
 
 
 def _lint_imports(cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -52,6 +68,24 @@ def test_the_code_keeps_every_import_contract() -> None:
     result = _lint_imports(ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
     assert _verdicts(result.stdout) == dict.fromkeys(contracts.values(), "KEPT")
+
+
+@pytest.mark.parametrize("module", _pure_domains()[0])
+def test_a_pure_module_loads_none_of_those_libraries_when_it_runs(module: str) -> None:
+    # the contract reads the import statements; importing a module also runs its packages'
+    # __init__, which can load more: a fresh interpreter, since this one has loaded them all
+    libraries = _pure_domains()[1]
+    probe = (
+        f"import {module}, json, sys\n"
+        "top_level = {name.partition('.')[0] for name in sys.modules}\n"
+        f"print(json.dumps(sorted(top_level & {set(libraries)!r})))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert "redis" in libraries and "httpx" in libraries
+    assert json.loads(result.stdout.splitlines()[-1]) == []
 
 
 # A stand-in of every root package with the modules the contracts name, each breaking one rule:
