@@ -14,9 +14,10 @@ import pytest
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from teenpatti.events.catalog import registry
+from teenpatti.events.catalog import BetsPlaced, registry
 from teenpatti.events.contracts import Event, EventEnvelope
 from teenpatti_tools import contracts
+from teenpatti_tools.event_examples import EventExampleError, example_of, message_example
 from teenpatti_tools.event_schemas import (
     EVENTS_PATH,
     IncompatibleSchemaError,
@@ -238,3 +239,16 @@ def test_an_incompatible_change_at_the_same_version_stops_the_generator(tmp_path
         EVENTS_PATH / "ChipsCounted.v3.json",
         EVENTS_PATH / "Gone.v1.json",
     ]
+
+
+def test_an_example_is_made_the_same_each_time_or_the_generator_names_the_field() -> None:
+    first = message_example(BetsPlaced, "wallet.events", "wallet")
+    assert message_example(BetsPlaced, "wallet.events", "wallet") == first
+    assert example_of(BetsPlaced).currency == "INR"
+
+    class Sealed(Event):
+        event_type: ClassVar[str] = "Sealed"
+        seal: Annotated[str, Field(pattern=r"^S-\d{4}$")]
+
+    with pytest.raises(EventExampleError, match=r"Sealed\.seal must match"):
+        example_of(Sealed)

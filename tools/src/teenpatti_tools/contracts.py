@@ -5,6 +5,7 @@ them, and tests/unit/test_generated_docs.py fails while the committed ones diffe
   schema comes from its class in the event catalog; the topic each service emits to from its
   declaration (`Service.emits`); what each service receives from the subscriptions its `wire`
   builds. Which events travel on which topic is `PUBLISHED` below, checked against the catalog.
+  Each message has an example record (`teenpatti_tools.event_examples`).
 - `docs/configuration.md`: every `TP_*` setting, from the settings classes: each field's type,
   constraints, default (a secret's never shown) and description (`Field(description=...)`).
 - `docs/life-of-a-round.md`: its table of consumer groups, from the services' subscriptions
@@ -364,7 +365,9 @@ share a broker; each service's ACLs are PREFIXED on the production names, so the
 every run (docs/decisions/0051-kafka-names-end-with-the-run.md).
 
 An event's schema here is that of its current `schema_version`; a consumer reads older
-versions through the catalog's upcasters.
+versions through the catalog's upcasters. The schema of each event at each version is kept
+in `docs/events/<EventType>.v<N>.json`, and changes at the same version only so that every
+event stored before still reads (a new optional field, a wider enum or bound).
 """
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import NAMESPACE_URL, uuid5
 
@@ -50,6 +50,8 @@ VALUES: dict[str, Any] = {
     "reason": "as the example says",
     "reasons": ["as the example says"],
     "problems": ["as the example says"],
+    "betting_closes_at": (AT + timedelta(seconds=20)).isoformat(),
+    "limits": {"INR": {"player_a": {"min": 100, "max": 500_000}}},
     "paytable": {"player_a": "1/1", "player_b": "1/1", "tie": "35/1"},
     "rtp": {"player_a": "0.9753", "player_b": "0.9753", "tie": "0.8514"},
     "bet_type": "player_a",
