@@ -53,16 +53,17 @@ test: install up ## every test, against the real Postgres, Kafka and Redis: in $
 test-unit: install ## the fast tests of pure logic only
 	@$(UV) run pytest -m "not integration"
 
-lint: install ## ruff and mypy
+lint: install ## ruff, mypy and the import contracts (pyproject.toml's [tool.importlinter])
 	@$(UV) run ruff check .
 	@$(UV) run ruff format --check .
 	@$(UV) run mypy shared/src tools/src services/*/src
+	@$(UV) run lint-imports --no-cache
 
 format: install ## format the code
 	@$(UV) run ruff format .
 	@$(UV) run ruff check --fix .
 
-contracts: install ## rewrite docs/asyncapi.yaml (Kafka topics), docs/configuration.md (settings), the Grafana dashboards and the PrometheusRule from the code
+contracts: install ## rewrite from the code: docs/asyncapi.yaml (Kafka topics), docs/configuration.md (settings), life-of-a-round's table of consumer groups, docs/events/ (event schemas, changed only compatibly), the Grafana dashboards and the PrometheusRule
 	@$(UV) run python -m teenpatti_tools.contracts
 
 chaos: install up ## seeded SIGKILLs of services, Kafka, Postgres, Redis under load; then every invariant (ARGS="--seed 7")

@@ -52,7 +52,9 @@ def document(generated: dict[Path, str]) -> dict[str, Any]:
     return parsed
 
 
-@pytest.mark.parametrize("path", [contracts.ASYNCAPI_PATH, contracts.CONFIGURATION_PATH])
+@pytest.mark.parametrize(
+    "path", [contracts.ASYNCAPI_PATH, contracts.CONFIGURATION_PATH, contracts.LIFE_OF_A_ROUND_PATH]
+)
 def test_the_committed_file_is_what_the_code_generates(
     generated: dict[Path, str], path: Path
 ) -> None:

@@ -244,7 +244,8 @@ def _migrate(args: argparse.Namespace, streams: _Streams) -> int:
     import asyncio
 
     from teenpatti.access import migrate_access
-    from teenpatti.migrations import MigrationError, declared_services, migrate_service
+    from teenpatti.kernel.migrate import migrate_service
+    from teenpatti.migrations import MigrationError, declared_services
     from teenpatti.settings import InfrastructureSettings
 
     services = declared_services()

@@ -659,7 +659,7 @@ def development_keys() -> list[tuple[str, str]]:
 
 def _keys(spec: str) -> list[tuple[str, str]]:
     """The holders and keys of an API keys setting (`name:role:key[:...],...`); bad entries
-    are left to `teenpatti.http.ApiKeys` to refuse."""
+    are left to `teenpatti.access.holders.ApiKeys` to refuse."""
     entries = (entry.strip().split(":", 3) for entry in spec.split(","))
     return [(parts[0], parts[2]) for parts in entries if len(parts) >= 3]
 

@@ -43,7 +43,8 @@ import asyncpg
 from aiokafka.admin import AIOKafkaAdminClient
 
 from teenpatti.events.catalog import ALL_TOPICS
-from teenpatti.migrations import declared_services, migrate_service
+from teenpatti.kernel.migrate import migrate_service
+from teenpatti.migrations import declared_services
 from teenpatti.seamless.hub88 import to_protocol
 from teenpatti.seamless.signing import write_key_pair
 from teenpatti.settings import ADMIN, DEVELOPMENT, DEVELOPMENT_API_KEYS, InfrastructureSettings

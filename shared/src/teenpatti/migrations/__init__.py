@@ -177,25 +177,3 @@ def declared_services() -> dict[str, Callable[[], Any]]:
     from importlib.metadata import entry_points
 
     return {point.name: point.load for point in entry_points(group=SERVICES_ENTRY_POINT)}
-
-
-async def migrate_service(
-    service: Any, settings: Any, *, dsn: str | None = None
-) -> list[Migration]:
-    """Apply a service's database migrations (the store's, then its own), as the service's
-    own principal where the settings name a credentials folder, so that its role owns its
-    tables; `dsn`: another database than the settings' (its credentials replaced so too)."""
-    from teenpatti.eventsourcing.store import MIGRATIONS as STORE_MIGRATIONS
-
-    settings = settings.as_principal(service.name)
-    target = settings.postgres_dsn(dsn.rsplit("/", 1)[1].split("?")[0]) if dsn else None
-    target = target or settings.postgres_dsn(service.database(settings))
-    connection = await asyncpg.connect(target)
-    try:
-        return await apply(
-            connection,
-            [STORE_MIGRATIONS, service.migrations],
-            lock_timeout=settings.migrate_lock_timeout,
-        )
-    finally:
-        await connection.close()
