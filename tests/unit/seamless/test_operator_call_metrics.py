@@ -21,11 +21,11 @@ from teenpatti.seamless.calls import (
     BetCall,
     NoAnswer,
     RollbackCall,
+    Status,
     WinCall,
 )
 from teenpatti.seamless.client import OperatorWalletClient, outcome_label, record_attempt
 from teenpatti.seamless.config import OperatorConfig, WalletMode
-from teenpatti.seamless.hub88 import Status
 from teenpatti.seamless.signing import (
     SIGNATURE_HEADER,
     generate_private_key,

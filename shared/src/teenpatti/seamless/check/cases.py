@@ -9,10 +9,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from teenpatti.seamless.calls import BalanceCall
+from teenpatti.seamless.calls import BalanceCall, Status
 from teenpatti.seamless.check.exchanges import Exchange
 from teenpatti.seamless.check.probe import Probe, answered, fail, moved
-from teenpatti.seamless.hub88 import AmountError, Status, from_protocol
+from teenpatti.seamless.hub88 import AmountError, from_protocol
 from teenpatti.seamless.signing import SIGNATURE_HEADER, verify
 
 # a round's two bets are open at once; the whole run leaves the balance as it found it (the

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, NoReturn, Protocol
 
-from teenpatti.seamless.calls import BalanceCall, BetCall, Call, RollbackCall, WinCall
+from teenpatti.seamless.calls import BalanceCall, BetCall, Call, RollbackCall, Status, WinCall
 from teenpatti.seamless.check.exchanges import (
     Exchange,
     NoAnswerError,
@@ -24,7 +24,6 @@ from teenpatti.seamless.hub88 import (
     INT64_MAX,
     PROTOCOL_DECIMALS,
     Hub88Adapter,
-    Status,
     currency_decimals,
     encode,
     to_protocol,
