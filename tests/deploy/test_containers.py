@@ -69,6 +69,29 @@ def test_kafka_authenticates_every_listener_with_scram_and_allows_nothing_withou
     assert stack.kafka.bound_ports == {KAFKA_CLIENT_PORT: 40123}
 
 
+def test_the_broker_is_configured_as_the_local_stack_s_but_for_where_it_listens(
+    stack: ContainerStack,
+) -> None:
+    stack_sh = (ROOT / "deploy" / "local" / "stack.sh").read_text()
+    heredoc = stack_sh.split('cat > "$TP_HOME/kafka/server.properties" <<EOF\n', 1)[1]
+    # the authorizer's line, there unless stack.sh writes the configuration of an upgrade
+    text = re.sub(r'^\$\(.* echo "([^"]*)"\)$', r"\1", heredoc.split("\nEOF\n", 1)[0], flags=re.M)
+    local = properties(text)
+    assert local["authorizer.class.name"].endswith(".StandardAuthorizer")
+    rendered = properties(stack.kafka.files["/tmp/teenpatti-kafka-server.properties"])
+    where = {
+        "controller.quorum.voters",
+        "listeners",
+        "advertised.listeners",
+        "listener.security.protocol.map",
+        "log.dirs",
+    }
+    assert local.keys() <= rendered.keys()
+    differ = {key for key in local.keys() - where if local[key] != rendered[key]}
+    # the same settings; only the passwords (a shell variable there) are written differently
+    assert {key for key in differ if "$admin_password" not in local[key]} == set()
+
+
 def test_kafka_s_users_are_every_principal_with_its_own_password(
     stack: ContainerStack, stack_secrets: StackSecrets
 ) -> None:
