@@ -94,6 +94,30 @@ def test_a_stack_from_before_the_file_loses_its_wider_consumer_groups(
     ]
 
 
+def test_up_makes_each_planned_call_then_keeps_the_file_it_wrote(
+    tmp_path: Path, grants: list[Acl]
+) -> None:
+    """stack.sh's kafka_acls, Kafka's tool replaced by a stub that prints its arguments."""
+    script = STACK.read_text()
+    script = script.replace(
+        'ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"', f'ROOT="{ROOT}"'
+    )
+    script = script.rsplit('\nmain "$@"', 1)[0]
+    script += (
+        '\nkafka_java() { printf "%s\\n" "$*"; }\nmkdir -p "$DATA/kafka" "$LOGS"\nkafka_acls\n'
+    )
+    environment = {**os.environ, "TP_HOME": str(tmp_path), "TP_KAFKA_PORT": "19092"}
+    for _ in range(2):  # the second time: nothing to do
+        subprocess.run(["bash", "-c", script], env=environment, check=True, timeout=60)
+    calls = (tmp_path / "logs" / "kafka-acls.log").read_text().splitlines()
+    connection = (
+        "org.apache.kafka.tools.AclCommand --bootstrap-server 127.0.0.1:19092"
+        f" --command-config {tmp_path / 'kafka' / 'admin.properties'} --add --force"
+    )
+    assert calls == [f"{connection} {' '.join(acl.arguments())}" for acl in grants]
+    assert (tmp_path / "data" / "kafka" / ".acls").read_text() == (ROOT / ACLS_PATH).read_text()
+
+
 def test_compose_s_job_makes_the_same_calls(tmp_path: Path, grants: list[Acl]) -> None:
     script = (ROOT / "deploy" / "docker" / "kafka-acls.sh").read_text()
     stub = tmp_path / "kafka-acls.sh"
