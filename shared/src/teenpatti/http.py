@@ -72,6 +72,26 @@ def operation_id(route: APIRoute) -> str:
     return route.name
 
 
+def required_header(
+    name: str, description: str, *, max_length: int, example: str
+) -> dict[str, Any]:
+    """An `openapi_extra` documenting a header as required that the route reads itself (as
+    an optional `Header(include_in_schema=False)`) so that its refusal is its own problem
+    (e.g. 400 `idempotency_key_required`) rather than FastAPI's 422."""
+    return {
+        "parameters": [
+            {
+                "name": name,
+                "in": "header",
+                "required": True,
+                "description": description,
+                "schema": {"type": "string", "minLength": 1, "maxLength": max_length},
+                "example": example,
+            }
+        ]
+    }
+
+
 def document_problems(app: FastAPI) -> None:
     """Make the OpenAPI truthful about errors: every operation may answer a 4xx problem
     (`application/problem+json`), or a 503 one during an outage, and the error statuses a

@@ -93,7 +93,7 @@ from teenpatti.kernel import Service
 from teenpatti.kernel.subscriptions import handled_types
 from teenpatti.migrations import declared_services
 from teenpatti.settings import InfrastructureSettings
-from teenpatti_tools import acls, dashboards, prometheus_rule
+from teenpatti_tools import acls, dashboards, openapi, prometheus_rule
 from teenpatti_tools.event_examples import EventExampleError, message_example
 from teenpatti_tools.event_schemas import IncompatibleSchemaError, event_schemas
 from teenpatti_tools.subscriptions_doc import (
@@ -745,6 +745,7 @@ def generated(services: Sequence[DeclaredService] | None = None) -> dict[Path, s
         LIFE_OF_A_ROUND_PATH: life_of_a_round(services),
         **event_schemas(registry.event_types.values()),
         **acls.generated(services),
+        **openapi.generated(),
     }
 
 

@@ -13,10 +13,12 @@ from fastapi import (
     Path,
     Query,
     Request,
+    Security,
     WebSocket,
     WebSocketDisconnect,
 )
 from fastapi.responses import JSONResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
 
 from scanner_gateway.adapters.postgres import ChangeRow
@@ -33,7 +35,7 @@ from scanner_gateway.domain import (
 )
 from scanner_gateway.handlers import Answer, Gateway
 from teenpatti.access.holders import KeyHolder
-from teenpatti.http import ProblemError, problem_response
+from teenpatti.http import ProblemError, problem_response, required_header
 from teenpatti.kernel.dependencies import Supervisor, SupervisorOrDealer, provide, provide_ws
 
 router = APIRouter()
@@ -42,8 +44,25 @@ POLICY_VIOLATION = 1008
 
 
 GatewayDep = Annotated[Gateway, Depends(provide(Gateway))]
-DeviceIdHeader = Annotated[str | None, Header(alias="X-Device-Id")]
-AuthorizationHeader = Annotated[str | None, Header(alias="Authorization")]
+# documented as required (`DEVICE_ID`): a read without it is refused 401 unknown_device
+DeviceIdHeader = Annotated[str | None, Header(alias="X-Device-Id", include_in_schema=False)]
+DEVICE_ID = required_header(
+    "X-Device-Id",
+    "The scanner's device id, as a supervisor registered it (`POST /devices`); with the"
+    " device's credential (`deviceCredential`) it names the table the read is for.",
+    max_length=64,
+    example="scanner-T01-a",
+)
+# it refuses nothing itself (auto_error=False): the gateway does, and records the refusal
+DEVICE_CREDENTIAL = HTTPBearer(
+    scheme_name="deviceCredential",
+    auto_error=False,
+    description="The scanner device's own credential: `Authorization: Bearer <credential>`,"
+    " whose SHA-256 a supervisor registered (`POST /devices`, approved by a second one)."
+    " Sent with the `X-Device-Id` header. A wrong or missing credential: 401 `bad_credential`"
+    " (recorded); a revoked device: 401 `revoked_device`.",
+)
+DeviceCredential = Annotated[HTTPAuthorizationCredentials | None, Security(DEVICE_CREDENTIAL)]
 
 
 CredentialHash = Annotated[
@@ -364,29 +383,32 @@ _SCAN_RESPONSES: dict[int | str, dict[str, object]] = {
         "requestBody": {
             "required": True,
             "content": {"application/json": {"schema": ScanRequest.model_json_schema()}},
-        }
+        },
+        **DEVICE_ID,
     },
 )
 async def post_scan(
     request: Request,
     gateway: GatewayDep,
     device_id: DeviceIdHeader = None,
-    authorization: AuthorizationHeader = None,
+    authorization: DeviceCredential = None,
 ) -> JSONResponse:
     body, too_large = await _read_body(request, MAX_BODY_BYTES)
     parsed = parse_scan_body(body, too_large=too_large)
-    answer = await gateway.handle_read(device_id or "", _bearer(authorization), parsed)
+    answer = await gateway.handle_read(device_id or "", _credential(authorization), parsed)
     return _answer_response(answer)
 
 
-@router.get("/scans/{scan_id}", response_model=ScanAnswer, responses=_SCAN_RESPONSES)
+@router.get(
+    "/scans/{scan_id}", response_model=ScanAnswer, responses=_SCAN_RESPONSES, openapi_extra=DEVICE_ID
+)
 async def get_scan(
     scan_id: UUID,
     gateway: GatewayDep,
     device_id: DeviceIdHeader = None,
-    authorization: AuthorizationHeader = None,
+    authorization: DeviceCredential = None,
 ) -> JSONResponse:
-    answer = await gateway.scan(device_id or "", _bearer(authorization), scan_id)
+    answer = await gateway.scan(device_id or "", _credential(authorization), scan_id)
     return _answer_response(answer)
 
 
@@ -447,6 +469,10 @@ def _answer_response(answer: Answer) -> JSONResponse:
     return JSONResponse(
         answer.body.model_dump(mode="json"), status_code=answer.http_status, headers=headers
     )
+
+
+def _credential(authorization: HTTPAuthorizationCredentials | None) -> str | None:
+    return authorization.credentials.strip() or None if authorization is not None else None
 
 
 def _bearer(authorization: str | None) -> str | None:

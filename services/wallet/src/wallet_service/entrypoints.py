@@ -21,7 +21,7 @@ from pydantic import (
 
 from teenpatti.currencies import CurrencyCode
 from teenpatti.events.catalog import BetTypeName, Outcome
-from teenpatti.http import ProblemError
+from teenpatti.http import ProblemError, required_header
 from teenpatti.kernel.dependencies import Operator, provide
 
 from .domain.betting import SlipLine
@@ -202,12 +202,27 @@ async def player_bets(
 
 # The answer is sent as stored under the slip's Idempotency-Key, for the first request and
 # every retry alike, so that retries answer byte for byte what the first one did.
-@router.post("/bets", status_code=201, response_model=SlipPublic)
+# documented as required; read here, so that a missing one is its own 400
+IDEMPOTENCY_KEY = required_header(
+    "Idempotency-Key",
+    "The caller's own id of this slip (1 to 200 characters, e.g. a UUID): a retry with the"
+    " same key and body answers the first slip's answer, byte for byte, and places nothing"
+    " twice; the same key with another body is refused 422 `idempotency_key_reused`. A"
+    " player's keys are its own: no player can claim an operator's key or another player's."
+    " Missing or longer: 400 `idempotency_key_required`.",
+    max_length=200,
+    example="3f9c2a4e-7d1b-4c55-9a0e-1b2c3d4e5f60",
+)
+
+
+@router.post("/bets", status_code=201, response_model=SlipPublic, openapi_extra=IDEMPOTENCY_KEY)
 async def place_bets(
     body: SlipCreate,
     caller: OperatorOrPlayer,
     wallet: WalletDep,
-    idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None,
+    idempotency_key: Annotated[
+        str | None, Header(alias="Idempotency-Key", include_in_schema=False)
+    ] = None,
 ) -> JSONResponse:
     if not idempotency_key or len(idempotency_key) > 200:
         raise ProblemError(

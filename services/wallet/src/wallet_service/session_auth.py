@@ -8,22 +8,24 @@ from dataclasses import dataclass
 from typing import Annotated
 from uuid import UUID
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Request, Security
+from fastapi.security import HTTPAuthorizationCredentials
 
 from teenpatti.access.holders import KeyHolder, refusal
 from teenpatti.http import ProblemError
-from teenpatti.kernel.dependencies import ApiKeyHeader, authenticate, provide
+from teenpatti.kernel.dependencies import KEY_SCHEMES, PLAYER_SESSION, authenticate, provide
 
 from .domain.sessions import PlayerSession, SessionMismatchError
 from .handlers import Wallet
 from .sessions import InvalidSessionError
 
 WalletDep = Annotated[Wallet, Depends(provide(Wallet))]
-AuthorizationHeader = Annotated[str | None, Header(alias="Authorization")]
+SessionCredentials = Annotated[HTTPAuthorizationCredentials | None, Security(PLAYER_SESSION)]
+OperatorKey = Annotated[str | None, Security(KEY_SCHEMES["operator"])]
 
 
 async def player_session(
-    request: Request, wallet: WalletDep, authorization: AuthorizationHeader = None
+    request: Request, wallet: WalletDep, authorization: SessionCredentials = None
 ) -> PlayerSession:
     """The active session of the request's `Authorization: Session <token>`, else 401
     `invalid_session`, one answer for every reason (logged and counted with it)."""
@@ -42,8 +44,8 @@ Player = Annotated[PlayerSession, Depends(player_session)]
 async def operator_or_player(
     request: Request,
     wallet: WalletDep,
-    authorization: AuthorizationHeader = None,
-    x_api_key: ApiKeyHeader = None,
+    authorization: SessionCredentials = None,
+    x_api_key: OperatorKey = None,
 ) -> KeyHolder | PlayerSession:
     """Who places a slip: a player through its session, or an operator with its key."""
     if _session_token(authorization) is None:
@@ -108,10 +110,11 @@ def placement(
     return Placement(caller.name, player_id, currency, idempotency_key, token)
 
 
-def _session_token(authorization: str | None) -> str | None:
-    scheme, _, token = (authorization or "").partition(" ")
-    token = token.strip()
-    return token if scheme.lower() == "session" and token else None
+def _session_token(authorization: HTTPAuthorizationCredentials | None) -> str | None:
+    if authorization is None:
+        return None
+    token = authorization.credentials.strip()
+    return token if authorization.scheme.lower() == "session" and token else None
 
 
 def _invalid_session(reason: str, path: str, session_id: UUID | None = None) -> ProblemError:

@@ -7,11 +7,12 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, Query, Response, WebSocket
+from fastapi import APIRouter, Depends, Query, Response, Security, WebSocket
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from teenpatti.http import PROBLEM_JSON, ProblemError
+from teenpatti.kernel.dependencies import KEY_SCHEMES
 
 from .relay import FORBIDDEN, UNAUTHORIZED, UNKNOWN_TABLE, Closing, first_frame, relay
 from .upstream import SERVICES, Upstreams, upstreams
@@ -55,7 +56,8 @@ async def console_feed(websocket: WebSocket, table_id: str) -> None:
 @router.get("/api/console/problems")
 async def console_problems(
     parts: UpstreamsDep,
-    x_api_key: Annotated[str | None, Header(alias="X-Api-Key")] = None,
+    # passed on as it came: each service checks it is a supervisor's
+    x_api_key: Annotated[str | None, Security(KEY_SCHEMES["supervisor"])] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> Response:
     """Every service's `GET /problems`, asked with the caller's key:

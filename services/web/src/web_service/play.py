@@ -16,10 +16,12 @@ import logging
 from typing import Annotated, Any
 
 import httpx
-from fastapi import APIRouter, Depends, Header, Query, Response, WebSocket
+from fastapi import APIRouter, Depends, Query, Response, Security, WebSocket
+from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import BaseModel, ConfigDict, Field
 
 from teenpatti.http import PROBLEM_JSON, ProblemError
+from teenpatti.kernel.dependencies import PLAYER_SESSION
 
 from .relay import (
     UNAUTHORIZED,
@@ -119,13 +121,14 @@ async def session_of(parts: Upstreams, authorization: str) -> PlayerSession:
 
 
 async def player_session(
-    parts: UpstreamsDep, authorization: Annotated[str | None, Header()] = None
+    parts: UpstreamsDep,
+    authorization: Annotated[HTTPAuthorizationCredentials | None, Security(PLAYER_SESSION)] = None,
 ) -> PlayerSession:
-    if not authorization or not authorization.startswith("Session "):
+    if authorization is None or authorization.scheme != "Session":
         raise ProblemError(
             401, "invalid_session", "send the player's session: Authorization: Session <token>"
         )
-    return await session_of(parts, authorization)
+    return await session_of(parts, f"Session {authorization.credentials}")
 
 
 Player = Annotated[PlayerSession, Depends(player_session)]
