@@ -27,7 +27,7 @@ from teenpatti.access import Authenticator, PostgresKeyLookup, parse_key
 from teenpatti.access.holders import ApiKeys
 from teenpatti.eventsourcing import AsyncpgEventStore
 from teenpatti.http import install_problem_handlers
-from teenpatti.kernel.problems import Problem, problems_router
+from teenpatti.kernel.problems import HeldProblem, problems_router
 from teenpatti.settings import InfrastructureSettings
 from teenpatti_tools.simulator import ScannerSecret, enrol_device, gateway_post
 from tests.integration.access import issue_key, keys_cli
@@ -286,9 +286,9 @@ async def test_problems_show_a_scoped_supervisor_only_its_tables(
 ) -> None:
     since = datetime.now(UTC)
 
-    async def held(pool: asyncpg.Pool, limit: int) -> list[Problem]:
+    async def held(pool: asyncpg.Pool, limit: int) -> list[HeldProblem]:
         return [
-            Problem(kind="held_settlement", detail="held", since=since, table_id=table_id)
+            HeldProblem(kind="held_settlement", detail="held", since=since, table_id=table_id)
             for table_id in ("T01", "T02", None)
         ]
 

@@ -18,6 +18,7 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from teenpatti.http_glossary import describe_by_name
 from teenpatti.transient import SERVER_UNAVAILABLE
 
 log = logging.getLogger(__name__)
@@ -55,12 +56,19 @@ PROBLEM_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["type", "title", "status", "code", "detail"],
     "properties": {
-        "type": {"type": "string"},
-        "title": {"type": "string"},
-        "status": {"type": "integer"},
-        "code": {"type": "string"},
-        "detail": {"type": "string"},
-        "instance": {"type": "string"},
+        "type": {
+            "type": "string",
+            "description": "A URI naming the problem: `https://teenpatti.example/problems/<code>`.",
+        },
+        "title": {"type": "string", "description": "The code in words (`_` as spaces)."},
+        "status": {"type": "integer", "description": "The HTTP status, as answered."},
+        "code": {
+            "type": "string",
+            "description": "What went wrong, stable and machine-readable (docs/services.md,"
+            ' "Refusal codes"): branch on it, never on `detail`.',
+        },
+        "detail": {"type": "string", "description": "What went wrong, for a person to read."},
+        "instance": {"type": "string", "description": "The path of the request refused."},
     },
     "additionalProperties": True,
 }
@@ -104,6 +112,7 @@ def document_problems(app: FastAPI) -> None:
         if documented:
             return documented[0]
         schema = generate()
+        describe_by_name(schema)  # the shared words' descriptions (teenpatti.http_glossary)
         schema.setdefault("components", {}).setdefault("schemas", {})["Problem"] = PROBLEM_SCHEMA
         content = {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}}
         for path_item in schema.get("paths", {}).values():

@@ -603,15 +603,22 @@ def evolve(device: Device, event: CardScanned | ScanRejected) -> Device:
 class ScanAnswer(BaseModel):
     """What a device is told about one read (POST /scans, the stream, GET /scans/{id})."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
 
     scan_id: UUID
     status: ScanStatus
-    reason: str | None = None  # refused: the table's reason; rescan: why it is not a card
+    """`registered` (the table took the card), `refused` (the table refused it: `reason`), `rescan`
+    (not a card: read it again) or `pending` (ask `GET /scans/{scan_id}` later)."""
+    reason: str | None = None
+    """Refused: the table's reason; rescan: why it is not a card; null otherwise."""
     detail: str | None = None
-    position: str | None = None  # registered: A1 B1 A2 B2 A3 B3
+    """The reason in words; null otherwise."""
+    position: str | None = None
+    """Registered: where the card was dealt (`A1` `B1` `A2` `B2` `A3` `B3`); null otherwise."""
     card: str | None = None
-    duplicate: bool = False  # absorbed as scanner bounce of `scan_id`
+    """Registered: the card, e.g. `10H`; null otherwise."""
+    duplicate: bool = False
+    """True when absorbed as a scanner bounce of the read `scan_id`: the table saw it once."""
 
 
 def verdict_of(event: CardDealt | CardRefused) -> ScanAnswer:

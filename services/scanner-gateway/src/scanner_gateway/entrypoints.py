@@ -103,20 +103,26 @@ class ChangeApproval(BaseModel):
 
 
 class ChangeRejection(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     reason: Annotated[str, Field(min_length=1, max_length=300)]
+    """Why, in the supervisor's words (1 to 300 characters)."""
 
 
 class DeviceChangePublic(BaseModel):
     """A device registration or rotation and what became of it; never the credential, its
     hash or its fingerprint."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     change_id: UUID
     device_id: str
     table_id: str
     kind: Literal["register", "rotate"]
+    """`register` (a device's first credential, or a move to another table) or `rotate` (a new
+    credential for the same device)."""
     status: Literal["pending", "approved", "rejected"]
+    """`pending` (a second supervisor decides), `approved` or `rejected`."""
     proposed_by: str
     proposed_at: datetime
     decided_by: str | None
@@ -124,29 +130,44 @@ class DeviceChangePublic(BaseModel):
 
 
 class DevicePublic(BaseModel):
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     device_id: str
     table_id: str
     registered_at: datetime
-    registered_by: str  # who proposed its credential
-    approved_by: str | None  # who approved it
-    last_card: str | None  # `sealed` until the table's verdict on it showed the value
+    registered_by: str
+    """The supervisor who proposed its credential."""
+    approved_by: str | None
+    """The supervisor who approved it."""
+    last_card: str | None
+    """The last card it read, `sealed` until the table's verdict on it showed the value; null before
+    its first read."""
     last_read_at: datetime | None
-    active: bool  # the table's one active device; False once revoked, replaced or moved
-    last_sequence: int  # the highest sequence number accepted since the credential was issued
+    """When it last read (ISO 8601, UTC); null before its first read."""
+    active: bool
+    """Whether it is its table's one active device; false once revoked, replaced or moved."""
+    last_sequence: int
+    """The highest sequence number accepted since its credential was issued: a read must number
+    above it."""
     retired_at: datetime | None
-    retired_reason: str | None  # revoked, replaced
+    retired_reason: str | None
+    """`revoked` or `replaced`; null while active."""
 
 
 class DeviceRevoke(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     reason: Annotated[str, Field(min_length=1, max_length=300)]
+    """Why, in the supervisor's words (1 to 300 characters)."""
 
 
 class DeviceRevokedPublic(BaseModel):
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     device_id: str
     table_id: str
     active: bool
+    """False: the device may no longer scan."""
 
 
 class ScanRequest(BaseModel):
@@ -167,37 +188,61 @@ class ScanRequest(BaseModel):
 
 
 class TableDevicePublic(BaseModel):
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     device_id: str
     status: Literal["active", "revoked", "replaced"]
+    """`active`, `revoked` or `replaced`."""
     registered_at: datetime
-    last_seen_at: datetime | None  # its last read, whatever became of it
-    last_card: str | None  # the last card it passed on (or bounced); `sealed` as a read's card
+    last_seen_at: datetime | None
+    """Its last read, whatever became of it (ISO 8601, UTC); null before."""
+    last_card: str | None
+    """The last card it passed on (or bounced), `sealed` as a read's card is; null before."""
     last_sequence: int
+    """The highest sequence number accepted since its credential was issued."""
     retired_at: datetime | None
 
 
 class TableReadPublic(BaseModel):
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     scan_id: UUID
     device_id: str
-    raw: str | None  # `sealed` until the table's verdict shows the value
-    card: str | None  # the same
+    raw: str | None
+    """What the scanner read, `sealed` until the table's verdict shows the value."""
+    card: str | None
+    """The card it was read as, `sealed` until the table's verdict shows it; null when it was not a
+    card."""
     sealed: bool
-    verdict: Verdict  # accepted, rejected or pending
-    status: str  # registered, refused, rescan, duplicate, rejected or pending
+    """Whether the value is still hidden (a card read during betting, or before the table decided).
+    """
+    verdict: Verdict
+    """The table's verdict: `accepted`, `rejected` or `pending`."""
+    status: str
+    """`registered`, `refused`, `rescan`, `duplicate`, `rejected` or `pending`."""
     reason: str | None
+    """Why it was refused or rejected; null otherwise."""
     detail: str | None
+    """The refusal in words; null otherwise."""
     position: str | None
     sequence: int | None
+    """The device's number for the read; null when the read had none."""
     scanned_at: datetime
+    """When the gateway received it (ISO 8601, UTC)."""
     decided_at: datetime | None
+    """When the table decided on it (ISO 8601, UTC); null while pending."""
 
 
 class TableScansPublic(BaseModel):
     """The table's devices and its last reads, newest first (docs/services.md)."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     table_id: str
     devices: list[TableDevicePublic]
+    """The table's devices, the active one and those retired."""
     scans: list[TableReadPublic]
+    """The table's last reads, newest first."""
 
 
 @router.get("/tables/{table_id}/scans")
@@ -400,7 +445,10 @@ async def post_scan(
 
 
 @router.get(
-    "/scans/{scan_id}", response_model=ScanAnswer, responses=_SCAN_RESPONSES, openapi_extra=DEVICE_ID
+    "/scans/{scan_id}",
+    response_model=ScanAnswer,
+    responses=_SCAN_RESPONSES,
+    openapi_extra=DEVICE_ID,
 )
 async def get_scan(
     scan_id: UUID,

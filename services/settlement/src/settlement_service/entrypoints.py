@@ -39,19 +39,28 @@ class ResultPublic(BaseModel):
 
 
 class RoundSummaryPublic(BaseModel):
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     round_id: str
     table_id: str
     status: SettlementStatus
+    """`settled` once its bets are settled, else `pending`."""
     cancelled: bool
+    """Whether the round was cancelled (every bet refunded)."""
     cancel_reason: str | None
     result: ResultPublic | None
+    """Its result; null before it, or when cancelled."""
     settled_at: datetime | None
-    voided: bool  # voided after its result: its settlement is reversed once settled
-    void_reason: str | None  # why, who asked and who confirmed
+    voided: bool
+    """Whether it was voided after its result: its settlement is reversed once settled."""
+    void_reason: str | None
+    """Why it was voided, who asked and who confirmed; null if it was not."""
     reversed_at: datetime | None
 
 
 class BetSettlementPublic(BaseModel):
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     bet_id: UUID
     round_id: str
     table_id: str
@@ -62,44 +71,74 @@ class BetSettlementPublic(BaseModel):
     currency: str
     placed_at: datetime
     status: SettlementStatus
+    """`settled` once its outcome is known, else `pending`."""
     outcome: str | None
     returned: int | None
     fraction_kept: str | None
+    """The winnings below one minor unit kept by rounding down, a fraction of a minor unit (0 <= f <
+    1), e.g. `"1/2"`; null until settled."""
     odds: str | None
+    """The pay line applied when it won: what it pays to one, as a fraction (e.g. `"1/1"`); null
+    until settled or when it did not win."""
     settled_at: datetime | None
-    reversed: bool  # its round voided after its result: stake refunded, returned taken back
+    reversed: bool
+    """Whether its round was voided after its result: the stake refunded, what it returned taken
+    back."""
     reversed_at: datetime | None
 
 
 class RoundSettlementPublic(RoundSummaryPublic):
-    totals: dict[str, CurrencyTotals]  # this operator's settled bets only
-    reversal_totals: dict[str, ReversalTotals]  # this operator's reversed bets only
-    bets: list[BetSettlementPublic]  # this operator's bets only
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    totals: dict[str, CurrencyTotals]
+    """Per currency, this operator's settled bets: stakes, returns and the house's result, in
+    integer minor units; `{}` until the round is settled."""
+    reversal_totals: dict[str, ReversalTotals]
+    """Per currency, this operator's reversed bets: the stakes refunded and the returns taken back,
+    in integer minor units."""
+    bets: list[BetSettlementPublic]
+    """This operator's bets on the round (never another operator's)."""
 
 
 class BetWithRoundPublic(BetSettlementPublic):
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     round: RoundSummaryPublic
+    """The bet's round, as settlement knows it."""
 
 
 class ResolutionCreate(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
-    action: ResolutionAction  # release: settle on the facts on record; void: refund all
+    action: ResolutionAction
+    """`release`: settle the round on the facts on record; `void`: refund every bet."""
     reason: Annotated[str, Field(min_length=1, max_length=500)]
+    """Why, in the supervisor's words (1 to 500 characters); it is recorded in the event."""
 
 
 class ResolutionPublic(BaseModel):
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     resolution_id: UUID
     round_id: str
     action: ResolutionAction
+    """`release` (settle on the facts on record) or `void` (refund every bet)."""
     reason: str
-    problems: list[str]  # the kinds that held the round when it was asked for
+    """Why, in the requesting supervisor's words."""
+    problems: list[str]
+    """The kinds of problem that held the round when it was asked for."""
     requested_by: str
     requested_at: datetime
     status: Literal["pending", "confirmed", "superseded"]
+    """`pending` (a second supervisor confirms it), `confirmed` or `superseded` (another request
+    replaced it)."""
     confirmed_by: str | None
+    """The second supervisor, once confirmed; null before."""
     confirmed_at: datetime | None
-    outcome: Literal["settled", "waiting", "held"] | None  # once confirmed
+    """When it was confirmed (ISO 8601, UTC); null before."""
+    outcome: Literal["settled", "waiting", "held"] | None
+    """Once confirmed: `settled`, `waiting` (for facts still to come) or `held` again; null before.
+    """
 
 
 SettlementDep = Annotated[Settlement, Depends(provide(Settlement))]

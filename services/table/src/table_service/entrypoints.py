@@ -95,28 +95,50 @@ class TableOpen(_Body):
 
 
 class Reason(_Body):
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     reason: str = Field(min_length=1, max_length=500)
+    """Why, in the supervisor's words (1 to 500 characters); it is recorded in the event."""
 
 
 class OptionalReason(_Body):
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     reason: str | None = Field(default=None, max_length=500)
+    """Why, in the supervisor's words (at most 500 characters)."""
 
 
 class TablePublic(BaseModel):
     """A table's state: `GET /tables/{id}` and the answer to every command."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     table_id: str
     version: int
-    status: str  # unknown, open, closed
-    phase: str  # unknown, open (no round yet), or the round's: betting, dealing, ...
+    """The table's stream version: how many events it has recorded; the table feed's position."""
+    status: str
+    """`unknown` (never opened), `open` or `closed`."""
+    phase: str
+    """`unknown`, `open` (no round yet), or the current or last round's: `betting`, `dealing`,
+    `closed`, `cancelled`."""
     closed_reason: str | None
+    """Why the table was closed; null while open."""
     config: ConfigView | None
+    """The configuration in force (name, timings, limits, pay table); null before the table was
+    opened."""
     round: RoundView | None
+    """The current or last round; null before the first."""
     pending_change: PendingChangeView | None
-    result_voids: list[ResultVoidView]  # ended rounds' voids waiting for a second supervisor
-    video_lost: VideoLostView | None  # the studio reported the video lost: no round opens
-    rounds_held: list[str]  # why no round opens: each service a round needs not ready
+    """A change of the pay table or limits waiting for a second supervisor; null when none."""
+    result_voids: list[ResultVoidView]
+    """Voids of ended rounds' results, each waiting for a second supervisor."""
+    video_lost: VideoLostView | None
+    """The studio reported the table's video lost: no round opens until it is restored; null when
+    the video is fine."""
+    rounds_held: list[str]
+    """Why no round opens: each service a round needs that is not ready (empty when none)."""
     rounds_held_since: str | None
+    """Since when rounds are held (ISO 8601, UTC); null when they are not."""
 
     @classmethod
     def of(cls, state: TableState) -> TablePublic:
@@ -124,19 +146,29 @@ class TablePublic(BaseModel):
 
 
 class TableList(BaseModel):
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     tables: list[TableSummary]
+    """Every table this key may read, as the listing shows it."""
 
 
 class EventPage(BaseModel):
     """A page of the table's stream, in order: the events after `after`."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     table_id: str
     after: int
+    """The position the page starts after, as asked."""
     events: list[FeedMessage]
+    """The table's events after `after`, in order."""
 
 
 class HandPublic(BaseModel):
-    cards: list[str]  # in dealing order
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    cards: list[str]
+    """The player's three cards, in dealing order."""
     hand: str  # the three-card category: pair, straight, trail_of_aces...
 
 
@@ -145,13 +177,19 @@ class RoundResultPublic(BaseModel):
     before the void (then no hands and no winner), or voided after its result (the result
     it voided, and when and why it was voided)."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     round_id: str
     number: int
-    status: str  # closed, cancelled, voided
+    status: str
+    """`closed` (with its result), `cancelled` (the cards dealt before the void, no hands, no
+    winner) or `voided` (the result it voided)."""
     ended_at: str  # when its result (or its cancellation) was recorded
     cards: list[str]  # dealing order A1 B1 A2 B2 A3 B3; fewer when cancelled
     player_a: HandPublic | None
+    """Player A's cards and hand; null when cancelled."""
     player_b: HandPublic | None
+    """Player B's cards and hand; null when cancelled."""
     winner: str | None  # player_a, player_b, tie
     six_card_bonus_hand: str | None
     voided_at: str | None
@@ -183,13 +221,20 @@ class ResultVoidPublic(BaseModel):
     confirms it), `voided` (every bet refunded, what it paid taken back) or `rejected` (the
     result stands); and the round's roadmap row after it."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     table_id: str
     round_id: str
     status: Literal["requested", "voided", "rejected"]
+    """`requested` (a second supervisor confirms it), `voided` (every bet refunded, what it paid
+    taken back) or `rejected` (the result stands)."""
     requested_by: str
-    actor: str  # who asked, confirmed or rejected
+    actor: str
+    """The supervisor who asked, confirmed or rejected, by this request."""
     reason: str
+    """Why the void was asked for, in the supervisor's words."""
     round: RoundResultPublic | None
+    """The round's roadmap row after it; null when the round is not known."""
 
     @classmethod
     def of(cls, done: ResultVoid) -> ResultVoidPublic:
@@ -216,9 +261,14 @@ class ResultPage(BaseModel):
     """The table's last rounds, newest first; `next` (the last round's id) is the `before`
     of the page of older ones, None when there are none."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     table_id: str
     results: list[RoundResultPublic]
+    """The table's last rounds, newest first."""
     next: str | None
+    """The `before` of the page of older rounds (the last round's id here); null when there are
+    none."""
 
 
 class ParSheetPublic(BaseModel):
@@ -226,23 +276,35 @@ class ParSheetPublic(BaseModel):
     outcome with its exact probability (the engine's PAR sheet; decimals are strings
     computed from the fractions)."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     table_id: str
     paytable: dict[str, Any]
     bets: list[BetParView]
+    """Per bet type, its exact RTP and every paying outcome with its exact probability."""
 
 
 class FeedTicket(BaseModel):
     """Opens `WS /tables/{table_id}/feed?ticket=...` once, within `expires_in_seconds`."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     ticket: str
+    """A single-use ticket that opens `WS /tables/{table_id}/feed?ticket=...` once: a browser's
+    WebSocket cannot send the key in a header, and a key never goes in a URL."""
     expires_in_seconds: int
+    """How long the ticket opens the feed, in seconds."""
 
 
 class ClockShare(BaseModel):
     """This instance's share of the work."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     partitions: list[int]
+    """The Kafka partitions of `table.events` this instance owns."""
     tables: list[str]
+    """The tables whose clocks (betting time, the pause after a result) this instance runs."""
 
 
 @router.get("/clocks")

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import asyncpg
 
-from teenpatti.kernel.problems import Problem, ProblemSource
+from teenpatti.kernel.problems import HeldProblem, ProblemSource
 
 from .adapters.tables import tables_needing_person
 from .domain.attention import held_for_people
@@ -17,12 +17,12 @@ from .handlers import TableService
 def table_problems(service: TableService) -> ProblemSource:
     overdue_after = timedelta(minutes=service.settings.paused_round_alert_minutes)
 
-    async def source(pool: asyncpg.Pool, limit: int) -> list[Problem]:
+    async def source(pool: asyncpg.Pool, limit: int) -> list[HeldProblem]:
         table_ids = await tables_needing_person(pool, limit)
         states = await service.repository.load_many(table_ids)
         now = service.clock()
         problems = [
-            Problem(
+            HeldProblem(
                 kind=held.kind,
                 detail=held.detail,
                 since=held.since,

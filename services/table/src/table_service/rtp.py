@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ConfigDict, with_config
+
 # pydantic reads a TypedDict's fields only from typing_extensions' before Python 3.12
 from typing_extensions import TypedDict
 
@@ -49,21 +51,31 @@ async def warm() -> None:
     await asyncio.to_thread(_deal_counts)
 
 
+@with_config(ConfigDict(use_attribute_docstrings=True))
 class ParOutcomeView(TypedDict):
     """One way a bet returns money: what it pays to one ("0" for a push: the stake back)
     and how likely it is, exactly ("p/q") and in per cent (4 decimals)."""
 
-    outcome: str  # win, push, or the hand that pays (pair, straight, royal_flush...)
+    outcome: str
+    """`win`, `push`, or the hand that pays (`pair`, `straight`, `royal_flush`...)."""
     pays: str
+    """What it pays to one, as a fraction (`"0"` for a push: the stake back)."""
     probability: str
+    """Its exact probability, as a fraction `p/q`."""
     probability_percent: str
+    """Its probability in per cent, to 4 decimals."""
 
 
+@with_config(ConfigDict(use_attribute_docstrings=True))
 class BetParView(TypedDict):
     bet_type: str
-    rtp: str  # "p/q": expected return per unit staked, pushes returning the stake
-    rtp_percent: str  # "97.2973"
+    rtp: str
+    """The exact return to player, `p/q`: the expected return per unit staked, a push returning the
+    stake."""
+    rtp_percent: str
+    """The return to player in per cent, to 4 decimals, e.g. `"97.2973"`."""
     outcomes: list[ParOutcomeView]
+    """Every way the bet returns money."""
 
 
 class ParSheetView(TypedDict):

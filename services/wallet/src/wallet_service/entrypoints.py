@@ -43,27 +43,48 @@ class _Request(BaseModel):
 
 
 class TransferCreate(_Request):
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     transfer_id: Annotated[str, Field(min_length=1, max_length=100)]
+    """The operator's own id of the transfer (1 to 100 characters): a retry with the same id and
+    amount answers the first one's answer and moves nothing twice; the same id with another
+    currency or amount is refused 422 `transfer_id_reused`."""
     currency: CurrencyCode  # one of the platform's currencies (teenpatti.currencies)
     # below 2**53 so that every JSON client reads it exactly
     amount: Annotated[StrictInt, Field(gt=0, le=9_007_199_254_740_991)]
+    """How much, in integer minor units of the currency: above 0, at most 2^53 - 1 (so that every
+    JSON client reads it exactly)."""
 
 
 class BetLine(_Request):
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     bet_type: Annotated[str, Field(min_length=1, max_length=50)]
     stake: StrictInt
+    """The stake, in integer minor units of the slip's currency, within the table's limits for the
+    bet type (422 `stake_out_of_limits` otherwise)."""
 
 
 class SlipCreate(_Request):
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     # required with an operator's key; with a player's session, its own (or left out)
     player_id: (
         Annotated[str, Field(min_length=1, max_length=100, pattern=PLAYER_ID_PATTERN)] | None
     ) = None
+    """The player: required with an operator's key; with a player's session, its own (or left out).
+    """
     round_id: Annotated[str, Field(min_length=1, max_length=100)]
+    """The round bet on: it must be open for bets (409 `betting_closed` otherwise)."""
     currency: Annotated[str, Field(min_length=1, max_length=10)] | None = None
+    """The slip's currency: required with an operator's key; with a player's session, the session's
+    (or left out)."""
     bets: Annotated[list[BetLine], Field(max_length=50)]
+    """The bets, 1 to 50: taken together or refused together."""
     # a seamless operator's session token of the player (its `bet` calls carry it)
     token: Annotated[str | None, Field(min_length=1, max_length=500)] = None
+    """A seamless operator's own session token for the player, which the wallet's `bet` call
+    carries; not with a player's session (it has its own)."""
 
 
 # ------------------------------------------------------------------------ responses
@@ -78,7 +99,10 @@ Timestamp = Annotated[
 class TransferPublic(BaseModel):
     """A deposit or withdrawal taken (or taken before, under the same transfer id)."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     transfer_id: str
+    """The operator's id of the transfer, as sent."""
     currency: str
     balance: int  # right after the transfer
 
@@ -96,6 +120,8 @@ class SlipBetPublic(BaseModel):
 class SlipPublic(BaseModel):
     """A slip taken: its bets, and the balance right after their stakes."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     slip_id: UUID
     round_id: str
     table_id: str
@@ -103,13 +129,18 @@ class SlipPublic(BaseModel):
     currency: str
     placed_at: Timestamp
     bets: list[SlipBetPublic]
+    """The bets taken, each with its id."""
     balance: int
 
 
 class BetRoundPublic(BaseModel):
     """The round of a bet: its status and, once closed, its cards and result."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     status: Literal["open", "sealed", "closed", "cancelled"]
+    """`open` (taking bets), `sealed` (betting closed, dealing), `closed` (its result known) or
+    `cancelled`."""
     cards: list[str] | None
     winner: str | None
     player_a_hand: str | None
@@ -118,6 +149,8 @@ class BetRoundPublic(BaseModel):
 
 
 class BetPublic(BaseModel):
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     bet_id: UUID
     slip_id: UUID
     player_id: str
@@ -128,27 +161,38 @@ class BetPublic(BaseModel):
     currency: str
     placed_at: Timestamp
     status: Literal["placed", "paid"]
+    """`placed` until the wallet pays it, then `paid`."""
     outcome: Outcome | None  # once paid
     returned: int | None  # once paid
     paid_at: Timestamp | None
     round: BetRoundPublic
+    """Its round: status and, once closed, cards and result."""
 
 
 class BetPagePublic(BaseModel):
     """A page of a player's bets, newest first; `next_cursor` continues it (null at the end)."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     items: list[BetPublic]
+    """The player's bets, newest first."""
     next_cursor: str | None
 
 
 class RoundBookPublic(BaseModel):
     """A round as the wallet knows it, with the asking operator's bets in it."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     round_id: str
     table_id: str
     status: Literal["open", "sealed", "closed", "cancelled"]
+    """`open` (taking bets), `sealed` (betting closed), `closed` (its result known) or `cancelled`.
+    """
     paused: bool
-    opened_at: Timestamp | None  # null for a round the wallet never saw open
+    """Whether the table paused the round (no bet taken meanwhile)."""
+    opened_at: Timestamp | None
+    """When the round opened (ISO 8601, UTC); null for a round the wallet never saw open."""
     betting_closes_at: Timestamp
     sealed_at: Timestamp | None
     cards: list[str] | None
@@ -157,8 +201,11 @@ class RoundBookPublic(BaseModel):
     player_b_hand: str | None
     six_card_bonus_hand: str | None
     bet_count: int
+    """How many bets this operator's players placed on it."""
     total_stake: dict[str, int]
+    """Per currency, the stakes of this operator's bets, in integer minor units."""
     bets: list[BetPublic]
+    """This operator's bets on the round."""
 
 
 # --------------------------------------------------------------------------- routes

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import asyncpg
 
-from teenpatti.kernel.problems import Problem
+from teenpatti.kernel.problems import HeldProblem
 from teenpatti.seamless import CallOutcome, NoAnswer, OperatorConfig, RollbackCall, WinCall
 
 from .adapters import postgres as db
@@ -259,7 +259,7 @@ class OwedCallSender:
         return len(abandoned)
 
     # ------------------------------------------------------------------------- problems
-    async def owed_call_problems(self, pool: asyncpg.Pool, limit: int) -> list[Problem]:
+    async def owed_call_problems(self, pool: asyncpg.Pool, limit: int) -> list[HeldProblem]:
         """Every owed win or rollback a person should see: `failed_operator_call` (retrying
         cannot deliver it: `teenpatti operators resend` once the cause is fixed) and
         `overdue_operator_call` (still retried, not RS_OK past its time)."""
@@ -268,7 +268,7 @@ class OwedCallSender:
         return [_call_problem(row) for row in rows]
 
 
-def _call_problem(row: asyncpg.Record) -> Problem:
+def _call_problem(row: asyncpg.Record) -> HeldProblem:
     failed = row["status"] == FAILED
     age = float(row["age_seconds"])
     what = (
@@ -282,7 +282,7 @@ def _call_problem(row: asyncpg.Record) -> Problem:
         else f"{what} is not RS_OK after {age:.0f} s and {row['attempts']} attempt(s): "
         + (row["error"] or "waiting for the player's other calls of the round")
     )
-    return Problem(
+    return HeldProblem(
         kind="failed_operator_call" if failed else "overdue_operator_call",
         detail=detail,
         since=row["finished_at"] if failed else row["created_at"],

@@ -35,50 +35,76 @@ class _Request(BaseModel):
 
 
 class SessionCreate(_Request):
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     # the operator's own token for the player, bound to one player and currency
     token: Annotated[str, Field(min_length=1, max_length=512)]
+    """The operator's own token for the player (1 to 512 characters), bound to one player and
+    currency; a seamless operator's wallet calls carry it back."""
     player_id: Annotated[str, Field(min_length=1, max_length=100, pattern=PLAYER_ID_PATTERN)]
-    currency: CurrencyCode  # one of the platform's currencies (teenpatti.currencies)
+    currency: CurrencyCode
+    """The session's currency: every slip and balance of the session is in it."""
     language: Language = "en"
+    """The player view's language: `en` (the default), `th`, `fa`, `ja` or `ru`."""
     # the table service's rule for a table id (teenpatti.access.keys.TABLE_ID_PATTERN)
     table_id: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")]
+    """The one table the session may bet at."""
 
 
 class SessionLaunch(_Request):
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     ticket: Annotated[str, Field(min_length=1, max_length=100)]
+    """The single-use launch ticket, from the session's `launch_url`."""
 
 
 class SessionOpenedPublic(BaseModel):
     """A session just opened: the launch URL carries a single-use ticket, valid until
     `launch_expires_at`, and no secret."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     session_id: UUID
     expires_at: Timestamp
+    """When the session expires (ISO 8601, UTC)."""
     launch_url: str
+    """The player view's address with a single-use ticket: give it to the player's browser; it holds
+    no secret but the ticket."""
     launch_expires_at: Timestamp
+    """Until when the launch URL's ticket may be used (ISO 8601, UTC)."""
 
 
 class SessionPublic(BaseModel):
     """A session as its operator sees it; `status`: not_launched, active, expired, ended."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     session_id: UUID
     status: Literal["not_launched", "active", "expired", "ended"]
+    """`not_launched`, `active`, `expired` or `ended`."""
     player_id: str
     currency: str
     language: Language
     table_id: str
     created_at: Timestamp
+    """When its operator opened it (ISO 8601, UTC)."""
     expires_at: Timestamp
     launched_at: Timestamp | None
+    """When the player view exchanged its ticket (ISO 8601, UTC); null before."""
     ended_at: Timestamp | None
+    """When its operator ended it (ISO 8601, UTC); null while not ended."""
 
 
 class SessionLaunchedPublic(BaseModel):
     """The session token, answered once: send it as `Authorization: Session <token>`."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     session_id: UUID
     session_token: str
+    """The session token, answered this once: send it as `Authorization: Session <token>`."""
     token_type: Literal["Session"]
+    """Always `Session`: the scheme of the `Authorization` header."""
     expires_at: Timestamp
     player_id: str
     currency: str
@@ -100,8 +126,12 @@ class PlayerPublic(BaseModel):
 class PlayerBalancePublic(BaseModel):
     """The player's balance in the session's currency."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     currency: str
     balance: int
+    """The player's balance, in integer minor units: the wallet's for a transfer operator, the
+    operator's own for a seamless one."""
 
 
 # ----------------------------------------------------------------------- the operator's

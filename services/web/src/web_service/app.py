@@ -17,7 +17,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 from starlette.middleware import Middleware
 
 from teenpatti.http import ProblemError, install_problem_handlers, operation_id
@@ -36,13 +36,19 @@ HEALTH_SECONDS = 2.0
 
 
 class Health(BaseModel):
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     service: str
     status: str
+    """`ok`: the process answers."""
 
 
 class Readiness(BaseModel):
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     service: str
     status: str
+    """`ready`: every check is `ok` (otherwise the answer is a 503 problem)."""
     checks: dict[str, str]
 
 

@@ -86,9 +86,14 @@ Limits = Annotated[dict[Currency, dict[BetTypeName, StakeLimit]], Field(max_leng
 
 
 class CurrencyTotals(_Value):
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     stake: Total
+    """The stakes, in integer minor units of the currency."""
     returned: Total
-    house_result: int  # stake - returned: positive when the house won
+    """What was returned to players, stakes included, in integer minor units."""
+    house_result: int
+    """`stake` - `returned`: positive when the house won."""
 
 
 Whole = TypeVar("Whole", bound=_Value)
@@ -886,8 +891,12 @@ class BetsReversed(Event):
 
 
 class ReversalTotals(_Value):
-    refunded: Total  # the stakes refunded
-    reversed: Total  # the returns taken back
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    refunded: Total
+    """The stakes refunded, in integer minor units of the currency."""
+    reversed: Total
+    """The returns taken back, in integer minor units of the currency."""
 
 
 @registry.register

@@ -152,7 +152,9 @@ def holder_of(*roles: str) -> Callable[..., Awaitable[KeyHolder]]:
     # one parameter per role's scheme: FastAPI lists each as an alternative (`security`)
     holder.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         [
-            inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Request),
+            inspect.Parameter(
+                "request", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Request
+            ),
             *(
                 inspect.Parameter(
                     f"{role}_key",

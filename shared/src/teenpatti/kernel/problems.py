@@ -25,37 +25,47 @@ from teenpatti.kernel.dependencies import Supervisor
 Fact = str | int | bool | None
 
 
-class Problem(BaseModel):
+class HeldProblem(BaseModel):
     """One thing held for a person."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
 
-    kind: str  # e.g. `parked_event`, `held_settlement`, `stuck_round`, `exposed_card`
-    detail: str  # what is wrong, in a sentence a supervisor can act on
-    since: datetime  # when it was first seen
+    kind: str
+    """What kind of problem it is, e.g. `parked_event`, `held_settlement`, `stuck_round`,
+    `exposed_card`."""
+    detail: str
+    """What is wrong, in a sentence a supervisor can act on."""
+    since: datetime
+    """When it was first seen (ISO 8601, UTC)."""
     table_id: str | None = None
     round_id: str | None = None
     # what identifies it further (an event's id, a consumer, an offset...)
     facts: dict[str, Fact] = {}
+    """What identifies it further: an event's id, a consumer, an offset..."""
     # the calls that resolve it, e.g. `POST /rounds/{round_id}/settlement/release`
     actions: list[str] = []
+    """The calls of the API that resolve it, e.g. `POST /rounds/{round_id}/settlement/resolutions`.
+    """
 
 
 class ProblemsPublic(BaseModel):
     """The newest problems first."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     service: str
-    items: list[Problem]
+    items: list[HeldProblem]
+    """The problems the service holds, newest first."""
 
 
 # reads the service's own database: every problem of one kind, at most `limit` of them
-ProblemSource = Callable[[asyncpg.Pool, int], Awaitable[list[Problem]]]
+ProblemSource = Callable[[asyncpg.Pool, int], Awaitable[list[HeldProblem]]]
 
 
-async def parked_event_problems(pool: asyncpg.Pool, limit: int) -> list[Problem]:
+async def parked_event_problems(pool: asyncpg.Pool, limit: int) -> list[HeldProblem]:
     """The records the service's consumers parked: nothing of them was applied."""
     return [
-        Problem(
+        HeldProblem(
             kind="parked_event",
             detail=parked.error,
             since=parked.parked_at,
@@ -72,11 +82,11 @@ async def parked_event_problems(pool: asyncpg.Pool, limit: int) -> list[Problem]
     ]
 
 
-async def unpublished_event_problems(pool: asyncpg.Pool, limit: int) -> list[Problem]:
+async def unpublished_event_problems(pool: asyncpg.Pool, limit: int) -> list[HeldProblem]:
     """The service's own events its relay set aside: stored, never published, so the
     services that consume them lack them."""
     return [
-        Problem(
+        HeldProblem(
             kind="unpublished_event",
             detail=f"{parked.event_type} of {parked.stream_id} (version"
             f" {parked.stream_version}, {parked.size_bytes} bytes) was not published to Kafka:"
@@ -111,7 +121,7 @@ def problems_router(name: str) -> APIRouter:
         if kernel is None:
             raise ProblemError(503, "service_unavailable", "the service is starting or stopping")
         sources: dict[str, ProblemSource] = request.app.state.problem_sources
-        found: list[Problem] = await parked_event_problems(kernel.pool, limit)
+        found: list[HeldProblem] = await parked_event_problems(kernel.pool, limit)
         found.extend(await unpublished_event_problems(kernel.pool, limit))
         for source in sources.values():
             found.extend(await source(kernel.pool, limit))

@@ -35,7 +35,7 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from fastapi.telemetry import TelemetryConfig
 from prometheus_client import REGISTRY, CollectorRegistry
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 from redis.asyncio import Redis
 from starlette.middleware import Middleware
 
@@ -376,13 +376,19 @@ async def _ensure_topics(
 
 
 class Health(BaseModel):
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     service: str
     status: str
+    """`ok`: the process answers."""
 
 
 class Readiness(BaseModel):
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     service: str
-    status: str  # "ready"
+    status: str
+    """`ready`: every check is `ok` (otherwise the answer is a 503 problem)."""
     checks: dict[str, str]  # each dependency and task: "ok"
 
 

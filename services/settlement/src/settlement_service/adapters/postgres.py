@@ -18,7 +18,7 @@ from uuid import UUID
 import asyncpg
 
 from teenpatti.events.catalog import BetSettled, RoundClosed, RoundReversed, RoundSettled
-from teenpatti.kernel.problems import Problem
+from teenpatti.kernel.problems import HeldProblem
 
 from ..domain import PlacedBet, RoundFacts, SealedBook
 
@@ -548,11 +548,11 @@ def _actions(view: ProblemView) -> list[str]:
     return [f"{resolutions}/{view.resolution_id}/confirm", resolutions]
 
 
-async def held_settlement_problems(pool: asyncpg.Pool, limit: int) -> list[Problem]:
+async def held_settlement_problems(pool: asyncpg.Pool, limit: int) -> list[HeldProblem]:
     """`GET /problems`: what holds a round (or arrived after it was settled), newest first,
     and the calls that resolve it."""
     return [
-        Problem(
+        HeldProblem(
             kind=view.kind,
             detail=view.detail,
             since=view.first_seen_at,

@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import ConfigDict, with_config
 from redis.asyncio import Redis
 from typing_extensions import TypedDict
 
@@ -31,13 +32,19 @@ return 1
 """
 
 
+@with_config(ConfigDict(use_attribute_docstrings=True))
 class FeedMessage(TypedDict):
     """One event as the WebSocket feed sends it (and the event pages list it)."""
 
-    position: int  # its stream version
+    position: int
+    """The event's stream version: the feed's position, which a reader resumes after."""
     event_type: str
+    """The event's type, as the AsyncAPI document (docs/asyncapi.yaml) names it, e.g. `RoundOpened`.
+    """
     payload: dict[str, Any]
+    """The event's fields, as the AsyncAPI document describes its type."""
     occurred_at: str
+    """When it was recorded (ISO 8601, UTC)."""
 
 
 def feed_message(

@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import asyncpg
+from pydantic import ConfigDict, with_config
 from typing_extensions import TypedDict
 
 from teenpatti.events import Event
@@ -190,17 +191,25 @@ async def save_tables(
     )
 
 
+@with_config(ConfigDict(use_attribute_docstrings=True))
 class TableSummary(TypedDict):
     """A table as the listing shows it, from its projection row."""
 
     table_id: str
     name: str
     status: str
+    """`open` or `closed`."""
     phase: str
+    """`open` (no round yet), or the current or last round's: `betting`, `dealing`, `closed`,
+    `cancelled`."""
     round_id: str | None
+    """The current or last round's id; null before the first."""
     version: int
+    """The table's stream version when it was listed."""
     config: ConfigView
+    """The configuration in force."""
     updated_at: str
+    """When the listing last changed (ISO 8601, UTC)."""
 
 
 async def list_tables(pool: asyncpg.Pool) -> list[TableSummary]:

@@ -7,6 +7,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from pydantic import ConfigDict, with_config
+
 # pydantic reads a TypedDict's fields only from typing_extensions' before Python 3.12
 from typing_extensions import TypedDict
 
@@ -15,9 +17,12 @@ from teenpatti.events.catalog import Limits
 from ..domain.state import PendingChange, ResultVoidRequest, Round, TableConfig, TableState
 
 
+@with_config(ConfigDict(use_attribute_docstrings=True))
 class StakeLimitView(TypedDict):
     min: int
+    """The smallest stake taken, in integer minor units of the currency."""
     max: int
+    """The largest stake taken, in integer minor units of the currency."""
 
 
 class ConfigView(TypedDict):
@@ -28,6 +33,7 @@ class ConfigView(TypedDict):
     paytable: dict[str, Any]
 
 
+@with_config(ConfigDict(use_attribute_docstrings=True))
 class PendingChangeView(TypedDict):
     """A pay table or limits change waiting for a second supervisor."""
 
@@ -35,24 +41,32 @@ class PendingChangeView(TypedDict):
     proposed_by: str
     proposed_at: str
     config: ConfigView
-    rtp: dict[str, str]  # bet type -> exact RTP, "p/q"
+    """The configuration proposed."""
+    rtp: dict[str, str]
+    """Per bet type, the exact RTP (`p/q`) of the pay table proposed."""
 
 
+@with_config(ConfigDict(use_attribute_docstrings=True))
 class ResultVoidView(TypedDict):
     """A request to void an ended round after its result, waiting for a second supervisor."""
 
     round_id: str
     requested_by: str
     reason: str
+    """Why the void was asked for, in the supervisor's words."""
     requested_at: str
 
 
+@with_config(ConfigDict(use_attribute_docstrings=True))
 class VideoLostView(TypedDict):
     """The studio reported the table's video or stream lost: no round opens until restored."""
 
     reported_by: str
+    """Who reported it (its key's holder)."""
     reason: str
+    """What the studio reported."""
     since: str
+    """When it was reported (ISO 8601, UTC)."""
 
 
 class DealtCardView(TypedDict):
@@ -68,27 +82,45 @@ class ResultView(TypedDict):
     six_card_bonus_hand: str | None
 
 
+@with_config(ConfigDict(use_attribute_docstrings=True))
 class RoundView(TypedDict):
     round_id: str
     number: int
     phase: str
+    """`betting`, `dealing`, `closed` or `cancelled`."""
     opened_at: str
-    betting_closes_at: str | None  # None while paused during betting
+    betting_closes_at: str | None
+    """When betting closes (ISO 8601, UTC); null while paused during betting."""
     betting_remaining_seconds: float | None
+    """The betting time left when paused during betting, in seconds; null otherwise."""
     paused: bool
+    """Whether the round is paused (no bet taken, no card dealt)."""
     pause_reason: str | None
+    """Why it is paused; null when it is not."""
     paused_by: str | None
+    """Who paused it; null when it is not paused."""
     paused_at: str | None
+    """When it was paused (ISO 8601, UTC); null when it is not."""
     cards: list[DealtCardView]
+    """The cards dealt so far, each with its position, in dealing order."""
     first_card_at: str | None
+    """When its first card was dealt (ISO 8601, UTC); null before."""
     ended_at: str | None
     result: ResultView | None
+    """Its result once the six cards are dealt; null before."""
     cancelled_by: str | None
+    """Who cancelled it; null if it was not."""
     cancel_reason: str | None
-    exposed: bool  # a card read during betting, not replaced yet (its value never shown)
-    void_requested_by: str | None  # a started round's void, waiting for a second supervisor
-    card_marked_wrong: str | None  # the position of a dealt card a supervisor marked wrong
+    exposed: bool
+    """A card was read during betting and not replaced yet (its value is never shown): the deck is
+    replaced before the round goes on."""
+    void_requested_by: str | None
+    """A started round's void, asked by this supervisor and waiting for a second one; null when
+    none."""
+    card_marked_wrong: str | None
+    """The position of a dealt card a supervisor marked wrong; null when none."""
     card_marked_wrong_by: str | None
+    """Who marked it wrong; null when none."""
 
 
 class TableView(TypedDict):

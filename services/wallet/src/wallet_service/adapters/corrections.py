@@ -11,7 +11,7 @@ from uuid import UUID
 
 import asyncpg
 
-from teenpatti.kernel.problems import Problem
+from teenpatti.kernel.problems import HeldProblem
 
 from ..domain.correction import HeldPaidBet
 
@@ -154,14 +154,14 @@ async def open_corrections(
     return rows
 
 
-async def correction_problems(pool: asyncpg.Pool, limit: int) -> list[Problem]:
+async def correction_problems(pool: asyncpg.Pool, limit: int) -> list[HeldProblem]:
     """`GET /problems`: each correction that left the operator something to settle, oldest
     first: `correction_shortfall` (a transfer balance could not cover the winnings taken
     back) and `seamless_correction` (the net the seamless protocol cannot carry)."""
     return [_problem(row) for row in await open_corrections(pool, limit=limit)]
 
 
-def _problem(row: asyncpg.Record) -> Problem:
+def _problem(row: asyncpg.Record) -> HeldProblem:
     round_id, player = row["round_id"], row["player_id"]
     if row["wallet"] == "seamless":
         kind = "seamless_correction"
@@ -182,7 +182,7 @@ def _problem(row: asyncpg.Record) -> Problem:
         f"; once settled: teenpatti operators correction-settled {round_id} {player}"
         f" --operator {row['operator_id']} --reason ... --by ..."
     )
-    return Problem(
+    return HeldProblem(
         kind=kind,
         detail=detail,
         since=row["created_at"],
