@@ -1,7 +1,8 @@
-"""The generated references (`make contracts`): the committed files are what the code makes of
-them, and the AsyncAPI document holds together: AsyncAPI 3.0, every reference resolves, every
-operation names messages of its own channel, what each service receives agrees with the
-chaos check's table of consumer groups, and a record as the relay writes it fits its message."""
+"""The generated references (`make contracts`): the committed files (the AsyncAPI and OpenAPI
+documents, the configuration) are what the code makes of them, and the AsyncAPI document holds
+together: AsyncAPI 3.0, every reference resolves, every operation names messages of its own
+channel, what each service receives agrees with the chaos check's table of consumer groups, and
+a record as the relay writes it fits its message."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ from teenpatti.settings import InfrastructureSettings
 from teenpatti_tools import contracts
 from teenpatti_tools.acls import ACLS_PATH
 from teenpatti_tools.chaos.checks import CONSUMERS
+from teenpatti_tools.openapi import OPENAPI_DIR
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -72,6 +74,24 @@ def test_the_committed_file_is_what_the_code_generates(
         )
         shown = "\n".join(list(diff)[:40])
         pytest.fail(f"{path} differs from the code: run `make contracts`\n{shown}")
+
+
+def test_every_openapi_document_is_committed_as_the_code_generates_it(
+    generated: dict[Path, str],
+) -> None:
+    documents = {path for path in generated if path.parent == OPENAPI_DIR}
+    assert {path.stem for path in documents} == {
+        "table",
+        "scanner-gateway",
+        "settlement",
+        "wallet",
+        "web",
+    }
+    assert set((ROOT / OPENAPI_DIR).glob("*.json")) == {ROOT / path for path in documents}, (
+        "a file in docs/openapi/ that no app generates: remove it"
+    )
+    for path in sorted(documents):
+        test_the_committed_file_is_what_the_code_generates(generated, path)
 
 
 def test_the_document_is_asyncapi_3_0(document: dict[str, Any]) -> None:

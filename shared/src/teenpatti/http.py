@@ -113,6 +113,7 @@ def document_problems(app: FastAPI) -> None:
             return documented[0]
         schema = generate()
         describe_by_name(schema)  # the shared words' descriptions (teenpatti.http_glossary)
+        _restore_example_nulls(schema)
         schema.setdefault("components", {}).setdefault("schemas", {})["Problem"] = PROBLEM_SCHEMA
         content = {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}}
         for path_item in schema.get("paths", {}).values():
@@ -143,6 +144,43 @@ def document_problems(app: FastAPI) -> None:
         return schema
 
     app.openapi = openapi  # type: ignore[method-assign]
+
+
+def _restore_example_nulls(document: dict[str, Any]) -> None:
+    """FastAPI drops every null of the document it generates, its examples' too: each
+    schema's examples get back the nulls of their nullable required fields, so that they
+    still fit their schemas (tests/unit/test_openapi_documents.py checks that they do)."""
+    for schema in document.get("components", {}).get("schemas", {}).values():
+        for example in schema.get("examples", []):
+            _fill_nulls(example, schema, document)
+
+
+def _fill_nulls(value: Any, schema: dict[str, Any], document: dict[str, Any]) -> None:
+    if "$ref" in schema:
+        node: Any = document
+        for part in schema["$ref"].removeprefix("#/").split("/"):
+            node = node[part]
+        schema = node
+    if isinstance(value, dict):
+        properties = schema.get("properties", {})
+        for name in schema.get("required", []):
+            if name not in value and _nullable(properties.get(name, {})):
+                value[name] = None
+        for name, item in value.items():
+            if name in properties:
+                _fill_nulls(item, properties[name], document)
+            elif isinstance(schema.get("additionalProperties"), dict):
+                _fill_nulls(item, schema["additionalProperties"], document)
+    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for item in value:
+            _fill_nulls(item, schema["items"], document)
+    for branch in schema.get("anyOf", []):
+        if branch.get("type") != "null":
+            _fill_nulls(value, branch, document)
+
+
+def _nullable(schema: dict[str, Any]) -> bool:
+    return any(branch.get("type") == "null" for branch in schema.get("anyOf", []))
 
 
 def install_problem_handlers(app: FastAPI) -> None:

@@ -65,8 +65,9 @@ GLOSSARY: Mapping[str, str] = {
     " seconds.",
     "limits": "The stake limits: `{currency: {bet_type: {min, max}}}`, in integer minor"
     " units of each currency; every bet type is priced in every currency the table takes.",
-    "paytable": 'The pay table: per bet type, what it pays to one (e.g. `{"player_a":'
-    ' "1/1"}`), in the engine\'s mapping form (docs/par-sheet.md).',
+    "paytable": "The pay table, in the engine's mapping form (docs/rules-engine.md): per bet"
+    ' type, its winnings per unit staked as a decimal string (e.g. `"player_a": "0.95"`),'
+    " and per hand for `pair_plus_a`, `pair_plus_b` and `six_card_bonus`.",
     "language": "The player view's language: `en`, `th`, `fa`, `ja` or `ru`.",
     # times and people
     "placed_at": "When the wallet took the slip" + _UTC + ".",

@@ -438,6 +438,11 @@ async def post_scan(
     device_id: DeviceIdHeader = None,
     authorization: DeviceCredential = None,
 ) -> JSONResponse:
+    """One card read by the table's scanner device. Answers `registered` (the table took it, at the
+    position it names), `refused` (the table's reason), `rescan` (not a card) or, 202, `pending`
+    (ask `GET /scans/{scan_id}`). Every refusal is recorded. The device's own credential
+    (`deviceCredential`) and `X-Device-Id`; the body is read by the gateway itself (at most its
+    size limit), so that a malformed read is recorded before it is refused."""
     body, too_large = await _read_body(request, MAX_BODY_BYTES)
     parsed = parse_scan_body(body, too_large=too_large)
     answer = await gateway.handle_read(device_id or "", _credential(authorization), parsed)
@@ -456,6 +461,8 @@ async def get_scan(
     device_id: DeviceIdHeader = None,
     authorization: DeviceCredential = None,
 ) -> JSONResponse:
+    """What became of a read answered `pending`: the same answer as `POST /scans`, once the table
+    decided. The device that sent it only (its credential and `X-Device-Id`)."""
     answer = await gateway.scan(device_id or "", _credential(authorization), scan_id)
     return _answer_response(answer)
 

@@ -16,6 +16,7 @@ from teenpatti.events.catalog import CurrencyTotals, ResolutionAction, ReversalT
 from teenpatti.http import ProblemError
 from teenpatti.kernel.dependencies import Operator, Pool, Supervisor, provide
 
+from . import examples
 from .adapters.postgres import (
     BetView,
     Resolution,
@@ -78,7 +79,7 @@ class BetSettlementPublic(BaseModel):
     """The winnings below one minor unit kept by rounding down, a fraction of a minor unit (0 <= f <
     1), e.g. `"1/2"`; null until settled."""
     odds: str | None
-    """The pay line applied when it won: what it pays to one, as a fraction (e.g. `"1/1"`); null
+    """The pay line applied when it won: what it pays to one, as a fraction (e.g. `"19/20"`); null
     until settled or when it did not win."""
     settled_at: datetime | None
     reversed: bool
@@ -88,7 +89,10 @@ class BetSettlementPublic(BaseModel):
 
 
 class RoundSettlementPublic(RoundSummaryPublic):
-    model_config = ConfigDict(use_attribute_docstrings=True)
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        json_schema_extra={"examples": examples.ROUND_SETTLEMENT_PUBLIC},
+    )
 
     totals: dict[str, CurrencyTotals]
     """Per currency, this operator's settled bets: stakes, returns and the house's result, in
@@ -101,14 +105,22 @@ class RoundSettlementPublic(RoundSummaryPublic):
 
 
 class BetWithRoundPublic(BetSettlementPublic):
-    model_config = ConfigDict(use_attribute_docstrings=True)
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        json_schema_extra={"examples": examples.BET_WITH_ROUND_PUBLIC},
+    )
 
     round: RoundSummaryPublic
     """The bet's round, as settlement knows it."""
 
 
 class ResolutionCreate(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        use_attribute_docstrings=True,
+        json_schema_extra={"examples": examples.RESOLUTION_CREATE},
+    )
 
     action: ResolutionAction
     """`release`: settle the round on the facts on record; `void`: refund every bet."""
@@ -117,7 +129,9 @@ class ResolutionCreate(BaseModel):
 
 
 class ResolutionPublic(BaseModel):
-    model_config = ConfigDict(use_attribute_docstrings=True)
+    model_config = ConfigDict(
+        use_attribute_docstrings=True, json_schema_extra={"examples": examples.RESOLUTION_PUBLIC}
+    )
 
     resolution_id: UUID
     round_id: str
@@ -148,6 +162,9 @@ router = APIRouter()
 
 @router.get("/rounds/{round_id}/settlement", response_model=RoundSettlementPublic)
 async def round_settlement(round_id: str, operator: Operator, pool: Pool) -> RoundSettlementPublic:
+    """A round's settlement as the asking operator sees it: its status, result, cancellation or
+    void, and this operator's bets with their totals per currency (never another operator's). An
+    operator's key; a round settlement never heard of: 404 `unknown_round`."""
     round_ = await find_round(pool, round_id)
     if round_ is None:
         raise ProblemError(404, "unknown_round", f"no round {round_id!r} is known to settlement")
@@ -174,6 +191,8 @@ async def round_settlement(round_id: str, operator: Operator, pool: Pool) -> Rou
 
 @router.get("/bets/{bet_id}/settlement", response_model=BetWithRoundPublic)
 async def bet_settlement(bet_id: UUID, operator: Operator, pool: Pool) -> BetWithRoundPublic:
+    """One bet's settlement (outcome, returned, the pay line applied) with its round's. An
+    operator's key; another operator's bet answers as one that does not exist: 404 `unknown_bet`."""
     bet = await find_bet(pool, bet_id)
     # Another operator's bet gets the same answer as a bet that does not exist.
     if bet is None or bet.operator_id != operator.name:

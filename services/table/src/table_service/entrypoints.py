@@ -375,6 +375,9 @@ async def get_tables(holder: AnyKey, parts: Parts) -> TableList:
 
 @router.get("/tables/{table_id}")
 async def get_table(table_id: str, _: AnyKey, parts: Parts) -> TablePublic:
+    """The table's state: its configuration, the round in play or the last one, what waits for a
+    second supervisor, and why rounds are held, if they are. Any valid key may read it (a key
+    scoped to other tables: 403 `table_not_in_scope`); a table never opened: 404 `unknown_table`."""
     try:
         live = await parts.feed.live_state(table_id)
     except RedisError as error:  # Redis is a cache here: the store still answers
@@ -398,9 +401,20 @@ async def get_events(
     table_id: str,
     _: AnyKey,
     parts: Parts,
-    after: Annotated[int, Query(ge=0, le=MAX_POSITION)] = 0,
+    after: Annotated[
+        int,
+        Query(
+            ge=0,
+            le=MAX_POSITION,
+            description="The position (stream version) the page starts after: 0 for the"
+            " first event, else the last `position` read.",
+        ),
+    ] = 0,
     limit: Annotated[int, Query(ge=1, le=MAX_EVENTS_PAGE)] = MAX_EVENTS_PAGE,
 ) -> EventPage:
+    """A page of the table's event stream, in order, after the position `after` (0: from the start):
+    what the live feed sends, for a reader catching up (docs/asyncapi.yaml describes each event).
+    Any valid key; a table never opened: 404 `unknown_table`."""
     rows = await parts.service.events(table_id, after, limit)
     if not rows and not await parts.service.exists(table_id):
         raise ProblemError(404, "unknown_table", f"table {table_id} was never opened")
@@ -417,7 +431,14 @@ async def get_results(
     _: AnyKey,
     parts: Parts,
     limit: Annotated[int, Query(ge=1, le=MAX_RESULTS_PAGE)] = 20,
-    before: Annotated[str | None, Query(max_length=100)] = None,
+    before: Annotated[
+        str | None,
+        Query(
+            max_length=100,
+            description="The `next` of the page before (a round id of this table): the"
+            " rounds older than it; left out for the newest.",
+        ),
+    ] = None,
 ) -> ResultPage:
     """The roadmap: the table's last rounds that ended, newest first; `before` (a page's
     `next`) for older ones."""
@@ -454,6 +475,8 @@ async def get_par_sheet(table_id: str, _: AnyKey, parts: Parts) -> ParSheetPubli
 
 @router.post("/tables/{table_id}/close")
 async def close_table(table_id: str, body: Reason, holder: Supervisor, parts: Parts) -> TablePublic:
+    """Close the table once the round in play ends (`TableClosed`): no round opens after it. A
+    supervisor's key, scoped to the table."""
     return TablePublic.of(await parts.service.close_table(table_id, holder.name, body.reason))
 
 
@@ -490,6 +513,10 @@ async def report_video_restored(
 async def resume_round(
     table_id: str, holder: Supervisor, parts: Parts, body: OptionalReason | None = None
 ) -> TablePublic:
+    """Resume the round a supervisor or dealer paused: betting goes on for the time it had left, or
+    dealing goes on. A supervisor's key, scoped to the table; refused: 409 `nothing_to_resume`
+    (not paused), 409 `card_exposed` (replace the deck first), 403 `same_supervisor` (a card this
+    supervisor marked wrong: another one resumes)."""
     return TablePublic.of(await parts.service.resume(table_id, holder.name))
 
 
@@ -595,7 +622,15 @@ async def table_feed(
     websocket: WebSocket,
     table_id: str,
     parts: Annotated[Components, Depends(provide_ws(Components))],
-    after: Annotated[int, Query(ge=0, le=MAX_POSITION)] = 0,
+    after: Annotated[
+        int,
+        Query(
+            ge=0,
+            le=MAX_POSITION,
+            description="The position (stream version) the page starts after: 0 for the"
+            " first event, else the last `position` read.",
+        ),
+    ] = 0,
     ticket: str | None = None,
 ) -> None:
     """Every event after `after`, then live ones, in stream order with no gap or repeat.

@@ -24,6 +24,7 @@ from teenpatti.events.catalog import BetTypeName, Outcome
 from teenpatti.http import ProblemError, required_header
 from teenpatti.kernel.dependencies import Operator, provide
 
+from . import examples
 from .domain.betting import SlipLine
 from .handlers import Wallet
 from .session_auth import OperatorOrPlayer, placement
@@ -43,7 +44,9 @@ class _Request(BaseModel):
 
 
 class TransferCreate(_Request):
-    model_config = ConfigDict(use_attribute_docstrings=True)
+    model_config = ConfigDict(
+        use_attribute_docstrings=True, json_schema_extra={"examples": examples.TRANSFER_CREATE}
+    )
 
     transfer_id: Annotated[str, Field(min_length=1, max_length=100)]
     """The operator's own id of the transfer (1 to 100 characters): a retry with the same id and
@@ -66,7 +69,9 @@ class BetLine(_Request):
 
 
 class SlipCreate(_Request):
-    model_config = ConfigDict(use_attribute_docstrings=True)
+    model_config = ConfigDict(
+        use_attribute_docstrings=True, json_schema_extra={"examples": examples.SLIP_CREATE}
+    )
 
     # required with an operator's key; with a player's session, its own (or left out)
     player_id: (
@@ -99,7 +104,9 @@ Timestamp = Annotated[
 class TransferPublic(BaseModel):
     """A deposit or withdrawal taken (or taken before, under the same transfer id)."""
 
-    model_config = ConfigDict(use_attribute_docstrings=True)
+    model_config = ConfigDict(
+        use_attribute_docstrings=True, json_schema_extra={"examples": examples.TRANSFER_PUBLIC}
+    )
 
     transfer_id: str
     """The operator's id of the transfer, as sent."""
@@ -109,6 +116,8 @@ class TransferPublic(BaseModel):
 
 class BalancesPublic(RootModel[dict[str, int]]):
     """The player's balance in each currency it has an account in ({} for none)."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": examples.BALANCES_PUBLIC})
 
 
 class SlipBetPublic(BaseModel):
@@ -120,7 +129,9 @@ class SlipBetPublic(BaseModel):
 class SlipPublic(BaseModel):
     """A slip taken: its bets, and the balance right after their stakes."""
 
-    model_config = ConfigDict(use_attribute_docstrings=True)
+    model_config = ConfigDict(
+        use_attribute_docstrings=True, json_schema_extra={"examples": examples.SLIP_PUBLIC}
+    )
 
     slip_id: UUID
     round_id: str
@@ -149,7 +160,9 @@ class BetRoundPublic(BaseModel):
 
 
 class BetPublic(BaseModel):
-    model_config = ConfigDict(use_attribute_docstrings=True)
+    model_config = ConfigDict(
+        use_attribute_docstrings=True, json_schema_extra={"examples": examples.BET_PUBLIC}
+    )
 
     bet_id: UUID
     slip_id: UUID
@@ -213,6 +226,11 @@ class RoundBookPublic(BaseModel):
 async def deposit(
     player_id: PlayerId, body: TransferCreate, operator: Operator, wallet: WalletDep
 ) -> TransferPublic:
+    """Credit a transfer operator's player: the amount is added to its balance in the currency (an
+    account opens with the first deposit). Idempotent by `transfer_id`. An operator's key;
+    refused for a seamless operator (409 `seamless_operator`), above the balance limit (422
+    `balance_limit_exceeded`), or with a `transfer_id` already used otherwise (422
+    `transfer_id_reused`)."""
     return TransferPublic.model_validate(
         await wallet.deposit(operator.name, player_id, body.transfer_id, body.currency, body.amount)
     )
@@ -222,6 +240,9 @@ async def deposit(
 async def withdraw(
     player_id: PlayerId, body: TransferCreate, operator: Operator, wallet: WalletDep
 ) -> TransferPublic:
+    """Debit a player's balance in the currency. Idempotent by `transfer_id`. An operator's key;
+    refused when the balance does not cover it (409 `insufficient_funds`) or with a `transfer_id`
+    already used otherwise (422 `transfer_id_reused`)."""
     return TransferPublic.model_validate(
         await wallet.withdraw(
             operator.name, player_id, body.transfer_id, body.currency, body.amount
@@ -231,6 +252,9 @@ async def withdraw(
 
 @router.get("/players/{player_id}/balances")
 async def balances(player_id: PlayerId, operator: Operator, wallet: WalletDep) -> BalancesPublic:
+    """What the wallet holds for the player, per currency, in integer minor units (`{}` for none).
+    An operator's key: its own players only. For a seamless operator's player, what is left from
+    transfer days, not its money at the operator."""
     return BalancesPublic(await wallet.balances(operator.name, player_id))
 
 
@@ -242,6 +266,8 @@ async def player_bets(
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     cursor: Annotated[str | None, Query(max_length=40)] = None,
 ) -> BetPagePublic:
+    """The player's bets, newest first, a page at a time (`next_cursor`). An operator's key: its own
+    players only."""
     return BetPagePublic.model_validate(
         await wallet.player_bets(operator.name, player_id, limit=limit, cursor=cursor)
     )
@@ -271,6 +297,15 @@ async def place_bets(
         str | None, Header(alias="Idempotency-Key", include_in_schema=False)
     ] = None,
 ) -> JSONResponse:
+    """Place a slip: one to fifty bets on an open round, in one currency, taken together or refused
+    together. With a player's session (its own player, currency and table) or an operator's key
+    (naming `player_id` and `currency`); both at once: 400 `ambiguous_credentials`. The
+    `Idempotency-Key` header is required: a retry answers the first answer byte for byte. For a
+    transfer operator the stakes are taken from the wallet's balance (409 `insufficient_funds`);
+    for a seamless one the wallet calls the operator's `bet` first (409 `operator_refused`, 503
+    `operator_unavailable`: retry with the same key). Also refused: 404 `unknown_round`, 409
+    `betting_closed`, 422 `below_minimum`, `above_maximum`, `exposure_limit`,
+    `currency_not_accepted`, `invalid_bet`."""
     if not idempotency_key or len(idempotency_key) > 200:
         raise ProblemError(
             400,
@@ -299,6 +334,8 @@ async def place_bets(
 
 @router.get("/bets/{bet_id}")
 async def bet(bet_id: UUID, operator: Operator, wallet: WalletDep) -> BetPublic:
+    """One bet with its round's status and result. An operator's key: another operator's bet answers
+    as one that does not exist (404 `unknown_bet`)."""
     return BetPublic.model_validate(await wallet.bet(operator.name, bet_id))
 
 
@@ -308,4 +345,7 @@ async def round_book(
     operator: Operator,
     wallet: WalletDep,
 ) -> RoundBookPublic:
+    """A round as the wallet knows it (status, timings, cards and result) with the asking operator's
+    bets on it and their stakes per currency. An operator's key; a round the wallet never heard
+    of: 404 `unknown_round`."""
     return RoundBookPublic.model_validate(await wallet.round_book(operator.name, round_id))

@@ -127,6 +127,8 @@ class RoundStakesPublic(BaseModel):
 async def my_games(
     player: Player, wallet: WalletDep, limit: GamesLimit = DEFAULT_GAMES
 ) -> GamesPublic:
+    """The player's own last games, newest first: each round with its cards, result, the player's
+    wagers and what they returned, and its balance around it. The player's session only."""
     return GamesPublic.model_validate(
         await wallet.games.last_games(player.operator_id, player.player_id, limit)
     )
@@ -136,6 +138,8 @@ async def my_games(
 async def player_games(
     player_id: PlayerId, operator: Operator, wallet: WalletDep, limit: GamesLimit = DEFAULT_GAMES
 ) -> GamesPublic:
+    """A player's last games, newest first, as `GET /me/games` shows them. An operator's key: its
+    own players only."""
     return GamesPublic.model_validate(
         await wallet.games.last_games(operator.name, player_id, limit)
     )
@@ -147,4 +151,6 @@ async def round_stakes(
     supervisor: Supervisor,
     wallet: WalletDep,
 ) -> RoundStakesPublic:
+    """Every operator's bets on a round: how many and their stakes, per currency and bet type. A
+    supervisor's key, scoped to the round's table."""
     return RoundStakesPublic.model_validate(await wallet.games.round_stakes(round_id))

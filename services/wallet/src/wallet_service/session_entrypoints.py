@@ -17,6 +17,7 @@ from teenpatti.http import ProblemError
 from teenpatti.kernel.dependencies import Operator
 from teenpatti.seamless import BalanceCall
 
+from . import examples
 from .domain.betting import UnknownBetError
 from .domain.sessions import operator_balance
 from .entrypoints import PLAYER_ID_PATTERN, BetPagePublic, BetPublic, Timestamp
@@ -35,7 +36,9 @@ class _Request(BaseModel):
 
 
 class SessionCreate(_Request):
-    model_config = ConfigDict(use_attribute_docstrings=True)
+    model_config = ConfigDict(
+        use_attribute_docstrings=True, json_schema_extra={"examples": examples.SESSION_CREATE}
+    )
 
     # the operator's own token for the player, bound to one player and currency
     token: Annotated[str, Field(min_length=1, max_length=512)]
@@ -52,7 +55,9 @@ class SessionCreate(_Request):
 
 
 class SessionLaunch(_Request):
-    model_config = ConfigDict(use_attribute_docstrings=True)
+    model_config = ConfigDict(
+        use_attribute_docstrings=True, json_schema_extra={"examples": examples.SESSION_LAUNCH}
+    )
 
     ticket: Annotated[str, Field(min_length=1, max_length=100)]
     """The single-use launch ticket, from the session's `launch_url`."""
@@ -62,7 +67,10 @@ class SessionOpenedPublic(BaseModel):
     """A session just opened: the launch URL carries a single-use ticket, valid until
     `launch_expires_at`, and no secret."""
 
-    model_config = ConfigDict(use_attribute_docstrings=True)
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        json_schema_extra={"examples": examples.SESSION_OPENED_PUBLIC},
+    )
 
     session_id: UUID
     expires_at: Timestamp
@@ -98,7 +106,10 @@ class SessionPublic(BaseModel):
 class SessionLaunchedPublic(BaseModel):
     """The session token, answered once: send it as `Authorization: Session <token>`."""
 
-    model_config = ConfigDict(use_attribute_docstrings=True)
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        json_schema_extra={"examples": examples.SESSION_LAUNCHED_PUBLIC},
+    )
 
     session_id: UUID
     session_token: str
@@ -126,7 +137,10 @@ class PlayerPublic(BaseModel):
 class PlayerBalancePublic(BaseModel):
     """The player's balance in the session's currency."""
 
-    model_config = ConfigDict(use_attribute_docstrings=True)
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        json_schema_extra={"examples": examples.PLAYER_BALANCE_PUBLIC},
+    )
 
     currency: str
     balance: int
@@ -139,6 +153,9 @@ class PlayerBalancePublic(BaseModel):
 async def open_session(
     body: SessionCreate, operator: Operator, wallet: WalletDep
 ) -> SessionOpenedPublic:
+    """Open a player session: one player, one currency, one table, one language, with the operator's
+    own token for the player. Answers the launch URL to give the player's browser (a single-use
+    ticket, no secret) and when the session expires. An operator's key."""
     return SessionOpenedPublic.model_validate(
         await wallet.sessions.open(
             operator.name,
@@ -154,11 +171,15 @@ async def open_session(
 
 @router.get("/sessions/{session_id}")
 async def show_session(session_id: UUID, operator: Operator, wallet: WalletDep) -> SessionPublic:
+    """A session of the asking operator's, with its status. An operator's key; another operator's
+    session answers as unknown (404 `unknown_session`)."""
     return SessionPublic.model_validate(await wallet.sessions.show(operator.name, session_id))
 
 
 @router.delete("/sessions/{session_id}")
 async def end_session(session_id: UUID, operator: Operator, wallet: WalletDep) -> SessionPublic:
+    """End a session at once: its token no longer acts (401 `invalid_session`). Ending it again
+    answers the same. An operator's key, its own sessions only."""
     return SessionPublic.model_validate(
         await wallet.sessions.end(operator.name, session_id, operator.key_id or operator.name)
     )
@@ -186,6 +207,8 @@ async def launch_session(
 
 @router.get("/me")
 async def me(player: Player) -> PlayerPublic:
+    """The player's own session: player, currency, table, language and expiry. The player's session
+    only."""
     return PlayerPublic(
         session_id=player.session_id,
         player_id=player.player_id,
@@ -219,6 +242,8 @@ async def my_bets(
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     cursor: Annotated[str | None, Query(max_length=40)] = None,
 ) -> BetPagePublic:
+    """The player's own bets, newest first, a page at a time (`next_cursor`). The player's session
+    only."""
     return BetPagePublic.model_validate(
         await wallet.player_bets(player.operator_id, player.player_id, limit=limit, cursor=cursor)
     )
@@ -226,6 +251,8 @@ async def my_bets(
 
 @router.get("/me/bets/{bet_id}")
 async def my_bet(bet_id: UUID, player: Player, wallet: WalletDep) -> BetPublic:
+    """One of the player's own bets; another player's answers as one that does not exist (404
+    `unknown_bet`). The player's session only."""
     found = await wallet.bet(player.operator_id, bet_id)
     if found["player_id"] != player.player_id:  # another player's: as unknown as none
         raise UnknownBetError(f"bet {bet_id} is not known")

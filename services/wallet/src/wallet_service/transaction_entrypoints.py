@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from teenpatti.http import ProblemError
 from teenpatti.kernel.dependencies import Operator
 
+from . import examples
 from .transactions import MAX_PAGE, daily_report, transactions_page
 
 router = APIRouter()
@@ -103,7 +104,10 @@ class TransactionPublic(BaseModel):
 class TransactionPagePublic(BaseModel):
     """Movements oldest first; `next_cursor` continues the page (null on the last)."""
 
-    model_config = ConfigDict(use_attribute_docstrings=True)
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        json_schema_extra={"examples": examples.TRANSACTION_PAGE_PUBLIC},
+    )
 
     items: list[TransactionPublic]
     """The movements, oldest first, by (`at`, `id`)."""
@@ -171,12 +175,39 @@ class DailyReportPublic(BaseModel):
 async def transactions(
     operator: Operator,
     pool: PoolDep,
-    since: Annotated[str | None, Query(alias="from", max_length=64)] = None,
-    until: Annotated[str | None, Query(alias="to", max_length=64)] = None,
-    round_id: Annotated[str | None, Query(min_length=1, max_length=100)] = None,
+    since: Annotated[
+        str | None,
+        Query(
+            alias="from",
+            max_length=64,
+            description="The first time, inclusive: ISO 8601 with its offset (`Z` or"
+            " `+hh:mm`); left out: from the first movement.",
+        ),
+    ] = None,
+    until: Annotated[
+        str | None,
+        Query(
+            alias="to",
+            max_length=64,
+            description="The time the range ends before, exclusive, in the same form; left"
+            " out: to the last movement.",
+        ),
+    ] = None,
+    round_id: Annotated[
+        str | None,
+        Query(
+            min_length=1,
+            max_length=100,
+            description="Only this round's movements (no deposits or withdrawals).",
+        ),
+    ] = None,
     cursor: Annotated[str | None, Query(max_length=400)] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
 ) -> TransactionPagePublic:
+    """Every money movement of the asking operator's players, oldest first, a page at a time:
+    transfers, slips, payments, the calls to a seamless operator's wallet with their answers, and
+    corrections (docs/operators.md, "Transactions and reconciliation"). An operator's key;
+    refused: 400 `invalid_time`, `invalid_range`, `invalid_cursor`."""
     return TransactionPagePublic.model_validate(
         await transactions_page(
             pool,
@@ -194,6 +225,12 @@ async def transactions(
 async def daily(
     operator: Operator,
     pool: PoolDep,
-    date: Annotated[str, Query(min_length=1, max_length=32)],
+    date: Annotated[
+        str,
+        Query(min_length=1, max_length=32, description="The UTC day, ISO 8601: `YYYY-MM-DD`."),
+    ],
 ) -> DailyReportPublic:
+    """The bets settled on one UTC day, per currency: stakes, returns, GGR, the refunds of void
+    rounds and the day's corrections. An operator's key, its own players only; a date that is not
+    one: 400 `invalid_date`."""
     return DailyReportPublic.model_validate(await daily_report(pool, operator.name, date))

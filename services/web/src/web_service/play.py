@@ -151,7 +151,14 @@ async def play_results(
     player: Player,
     parts: UpstreamsDep,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
-    before: Annotated[str | None, Query(max_length=200)] = None,
+    before: Annotated[
+        str | None,
+        Query(
+            max_length=200,
+            description="The `next` of the page before (a round id of the session's table):"
+            " the rounds older than it; left out for the newest.",
+        ),
+    ] = None,
 ) -> Response:
     """The session's table's last results, newest first (`GET /tables/{id}/results`),
     without why a round was voided."""
