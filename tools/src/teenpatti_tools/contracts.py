@@ -8,6 +8,7 @@ them, and tests/unit/test_generated_docs.py fails while the committed ones diffe
   Each message has an example record (`teenpatti_tools.event_examples`).
 - `docs/configuration.md`: every `TP_*` setting, from the settings classes: each field's type,
   constraints, default (a secret's never shown) and description (`Field(description=...)`).
+- `docs/openapi/<service>.json`: each HTTP API's OpenAPI document (`teenpatti_tools.openapi`).
 - the Grafana dashboards and the PrometheusRule: `teenpatti_tools.dashboards`,
   `teenpatti_tools.prometheus_rule`.
 - `docs/life-of-a-round.md`: its table of consumer groups, from the services' subscriptions
@@ -752,10 +753,10 @@ def generated(services: Sequence[DeclaredService] | None = None) -> dict[Path, s
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m teenpatti_tools.contracts",
-        description="Rewrite docs/asyncapi.yaml (the Kafka topics), docs/configuration.md"
-        " (the TP_* settings), docs/life-of-a-round.md's table of consumer groups and"
-        " docs/events/ (each event's schema) from the event catalog, the services and the"
-        " settings classes.",
+        description="Rewrite docs/asyncapi.yaml (the Kafka topics), docs/openapi/ (the HTTP"
+        " APIs), docs/configuration.md (the TP_* settings), docs/life-of-a-round.md's table of"
+        " consumer groups and docs/events/ (each event's schema) from the event catalog, the"
+        " services and their apps, and the settings classes.",
     )
     parser.add_argument(
         "--root", type=Path, default=Path.cwd(), help="the repository (default: here)"

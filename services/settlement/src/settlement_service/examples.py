@@ -5,9 +5,9 @@ test_openapi_documents.py checks that each fits its schema."""
 
 from __future__ import annotations
 
-from typing import Any
+from pydantic import JsonValue
 
-ROUND_SETTLEMENT_PUBLIC: list[dict[str, Any]] = [
+ROUND_SETTLEMENT_PUBLIC: list[JsonValue] = [
     {
         "round_id": "T01-000042",
         "table_id": "T01",
@@ -70,7 +70,7 @@ ROUND_SETTLEMENT_PUBLIC: list[dict[str, Any]] = [
     }
 ]
 
-BET_WITH_ROUND_PUBLIC: list[dict[str, Any]] = [
+BET_WITH_ROUND_PUBLIC: list[JsonValue] = [
     {
         "bet_id": "6b1f0e52-3c1d-4a8e-9f47-0c2d7e5a9b11",
         "round_id": "T01-000042",
@@ -110,7 +110,7 @@ BET_WITH_ROUND_PUBLIC: list[dict[str, Any]] = [
     }
 ]
 
-RESOLUTION_CREATE: list[dict[str, Any]] = [
+RESOLUTION_CREATE: list[JsonValue] = [
     {
         "action": "release",
         "reason": "B3 checked on the video: the card read stands, settle the round",
@@ -118,7 +118,7 @@ RESOLUTION_CREATE: list[dict[str, Any]] = [
     {"action": "void", "reason": "the deck was found incomplete after the round"},
 ]
 
-RESOLUTION_PUBLIC: list[dict[str, Any]] = [
+RESOLUTION_PUBLIC: list[JsonValue] = [
     {
         "resolution_id": "0d6f3b9e-2a4c-4e8f-b1d7-5c9a3e2f6b80",
         "round_id": "T01-000042",

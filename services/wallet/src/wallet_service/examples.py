@@ -5,19 +5,19 @@ test_openapi_documents.py checks that each fits its schema."""
 
 from __future__ import annotations
 
-from typing import Any
+from pydantic import JsonValue
 
-TRANSFER_CREATE: list[dict[str, Any]] = [
+TRANSFER_CREATE: list[JsonValue] = [
     {"transfer_id": "dep-20261202-0001", "currency": "INR", "amount": 500000}
 ]
 
-TRANSFER_PUBLIC: list[dict[str, Any]] = [
+TRANSFER_PUBLIC: list[JsonValue] = [
     {"transfer_id": "dep-20261202-0001", "currency": "INR", "balance": 500000}
 ]
 
-BALANCES_PUBLIC: list[dict[str, Any]] = [{"INR": 488000, "USD": 2500}]
+BALANCES_PUBLIC: list[JsonValue] = [{"INR": 488000, "USD": 2500}]
 
-SLIP_CREATE: list[dict[str, Any]] = [
+SLIP_CREATE: list[JsonValue] = [
     {
         "player_id": "p-1001",
         "round_id": "T01-000042",
@@ -27,7 +27,7 @@ SLIP_CREATE: list[dict[str, Any]] = [
     {"round_id": "T01-000042", "bets": [{"bet_type": "player_b", "stake": 5000}]},
 ]
 
-SLIP_PUBLIC: list[dict[str, Any]] = [
+SLIP_PUBLIC: list[JsonValue] = [
     {
         "slip_id": "2722a0c8-c989-4ac3-9011-b90dfdb0c1e7",
         "round_id": "T01-000042",
@@ -47,7 +47,7 @@ SLIP_PUBLIC: list[dict[str, Any]] = [
     }
 ]
 
-BET_PUBLIC: list[dict[str, Any]] = [
+BET_PUBLIC: list[JsonValue] = [
     {
         "bet_id": "6b1f0e52-3c1d-4a8e-9f47-0c2d7e5a9b11",
         "slip_id": "2722a0c8-c989-4ac3-9011-b90dfdb0c1e7",
@@ -73,7 +73,7 @@ BET_PUBLIC: list[dict[str, Any]] = [
     }
 ]
 
-SESSION_CREATE: list[dict[str, Any]] = [
+SESSION_CREATE: list[JsonValue] = [
     {
         "token": "operator-token-p1001",
         "player_id": "p-1001",
@@ -83,7 +83,7 @@ SESSION_CREATE: list[dict[str, Any]] = [
     }
 ]
 
-SESSION_OPENED_PUBLIC: list[dict[str, Any]] = [
+SESSION_OPENED_PUBLIC: list[JsonValue] = [
     {
         "session_id": "3f0c9a2b-7d4e-4c1f-8a6b-5e2d1c0f9a8b",
         "expires_at": "2026-12-02T17:45:00+00:00",
@@ -92,11 +92,11 @@ SESSION_OPENED_PUBLIC: list[dict[str, Any]] = [
     }
 ]
 
-SESSION_LAUNCH: list[dict[str, Any]] = [
+SESSION_LAUNCH: list[JsonValue] = [
     {"ticket": "tpl_9d1e000000000000000000000000000000000000000000000000000000000000"}
 ]
 
-SESSION_LAUNCHED_PUBLIC: list[dict[str, Any]] = [
+SESSION_LAUNCHED_PUBLIC: list[JsonValue] = [
     {
         "session_id": "3f0c9a2b-7d4e-4c1f-8a6b-5e2d1c0f9a8b",
         "session_token": "tps_3f0c9a2b7d4e4c1f8a6b5e2d1c0f9a8b_"
@@ -110,9 +110,9 @@ SESSION_LAUNCHED_PUBLIC: list[dict[str, Any]] = [
     }
 ]
 
-PLAYER_BALANCE_PUBLIC: list[dict[str, Any]] = [{"currency": "INR", "balance": 488000}]
+PLAYER_BALANCE_PUBLIC: list[JsonValue] = [{"currency": "INR", "balance": 488000}]
 
-TRANSACTION_PAGE_PUBLIC: list[dict[str, Any]] = [
+TRANSACTION_PAGE_PUBLIC: list[JsonValue] = [
     {
         "items": [
             {
