@@ -49,9 +49,10 @@ class TransferCreate(_Request):
     )
 
     transfer_id: Annotated[str, Field(min_length=1, max_length=100)]
-    """The operator's own id of the transfer (1 to 100 characters): a retry with the same id and
-    amount answers the first one's answer and moves nothing twice; the same id with another
-    currency or amount is refused 422 `transfer_id_reused`."""
+    """The operator's own id of the transfer (1 to 100 characters), one id per transfer: a
+    retry of the same transfer answers the first one's answer and moves nothing twice; the same
+    id for another transfer (deposit or withdrawal, player, currency or amount) is refused 422
+    `transfer_id_reused`."""
     currency: CurrencyCode  # one of the platform's currencies (teenpatti.currencies)
     # below 2**53 so that every JSON client reads it exactly
     amount: Annotated[StrictInt, Field(gt=0, le=9_007_199_254_740_991)]

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from typing import Annotated, TypeVar
 
 import asyncpg
-from fastapi import Depends, Header, Request, Security, WebSocket
+from fastapi import Depends, Request, Security, WebSocket
 from fastapi.security import APIKeyHeader
 from fastapi.security.http import HTTPBase
 
@@ -25,7 +25,6 @@ from teenpatti.http import ProblemError
 T = TypeVar("T")
 
 API_KEY_HEADER = "X-Api-Key"
-ApiKeyHeader = Annotated[str | None, Header(alias=API_KEY_HEADER)]
 
 _KEY_RULES = (
     " Keys are issued by `teenpatti access` (docs/access.md) or configured (`TP_API_KEYS`)"
