@@ -58,7 +58,7 @@ format: install ## format the code
 	@$(UV) run ruff format .
 	@$(UV) run ruff check --fix .
 
-contracts: install ## rewrite docs/asyncapi.yaml (Kafka topics) and docs/configuration.md (settings) from the code
+contracts: install ## rewrite docs/asyncapi.yaml (Kafka topics), docs/configuration.md (settings), docs/openapi/ (HTTP APIs) and the operator client from the code
 	@$(UV) run python -m teenpatti_tools.contracts
 
 chaos: install up ## seeded SIGKILLs of services, Kafka, Postgres, Redis under load; then every invariant (ARGS="--seed 7")

@@ -88,6 +88,8 @@ from teenpatti.kernel import Kernel, Service
 from teenpatti.kernel.subscriptions import handled_types
 from teenpatti.migrations import declared_services
 from teenpatti.settings import InfrastructureSettings
+from teenpatti_tools.openapi_specs import openapi_files
+from teenpatti_tools.operator_client import ClientGenerationError, client_files, stale_client_files
 
 ASYNCAPI_PATH = Path("docs/asyncapi.yaml")
 CONFIGURATION_PATH = Path("docs/configuration.md")
@@ -726,10 +728,13 @@ def _links(description: str) -> str:
 def generated(services: Sequence[DeclaredService] | None = None) -> dict[Path, str]:
     """Each generated file (its path from the repository's root) and its text."""
     services = declared() if services is None else services
-    return {
+    files = {
         ASYNCAPI_PATH: asyncapi_yaml(services),
         CONFIGURATION_PATH: configuration_markdown(services),
     }
+    files |= openapi_files()  # docs/openapi/<service>.json
+    files |= client_files(files)  # the operator client, from those documents
+    return files
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -750,7 +755,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"{root} has no docs/: run it from the repository's root, or give --root")
     try:
         files = generated()
-    except ContractsError as error:
+    except (ContractsError, ClientGenerationError) as error:
         print(f"contracts: {error}", file=sys.stderr)
         return 2
     changed = [
@@ -758,12 +763,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         for path, text in files.items()
         if not (root / path).is_file() or (root / path).read_text(encoding="utf-8") != text
     ]
+    changed += stale_client_files(root, files)  # a generated file the generator no longer makes
     if args.check:
         for path in changed:
             print(f"{path} is out of date: run `make contracts`", file=sys.stderr)
         return 1 if changed else 0
+    for path in stale_client_files(root, files):
+        (root / path).unlink()
+        print(f"removed {path}")
     for path, text in files.items():
         if path in changed:
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
             (root / path).write_text(text, encoding="utf-8")
             print(f"wrote {path}")
         else:

@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+T = TypeVar("T", bound="TransferPublic")
+
+
+@_attrs_define
+class TransferPublic:
+    """A deposit or withdrawal taken (or taken before, under the same transfer id).
+
+    Attributes:
+        transfer_id (str):
+        currency (str):
+        balance (int):
+    """
+
+    transfer_id: str
+    currency: str
+    balance: int
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        transfer_id = self.transfer_id
+
+        currency = self.currency
+
+        balance = self.balance
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "transfer_id": transfer_id,
+                "currency": currency,
+                "balance": balance,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        transfer_id = d.pop("transfer_id")
+
+        currency = d.pop("currency")
+
+        balance = d.pop("balance")
+
+        transfer_public = cls(
+            transfer_id=transfer_id,
+            currency=currency,
+            balance=balance,
+        )
+
+        transfer_public.additional_properties = d
+        return transfer_public
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties
