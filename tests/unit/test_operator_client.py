@@ -77,3 +77,16 @@ def test_an_operation_gone_from_a_document_stops_the_generator() -> None:
 
     with pytest.raises(ClientGenerationError, match="no operation bet_settlement"):
         operator_document("settlement", document)
+
+
+def test_docs_show_the_example_as_it_is() -> None:
+    """docs/operators.md shows the integration example verbatim; the integration test runs
+    the file (tests/integration/wallet/test_operator_client.py)."""
+    example = (ROOT / "clients/python/teenpatti-client/examples/transfer_operator.py").read_text(
+        encoding="utf-8"
+    )
+    docs = (ROOT / "docs/operators.md").read_text(encoding="utf-8")
+    marker = "<!-- the example file, verbatim (tests/unit/test_operator_client.py) -->\n```python\n"
+    assert marker in docs
+    shown = docs.split(marker, 1)[1].split("```\n", 1)[0]
+    assert shown == example
