@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from teenpatti_tools import operator_client
+from teenpatti_tools.openapi_specs import openapi_files
 from teenpatti_tools.operator_client import (
     OPERATOR_API,
     PACKAGE,
@@ -44,6 +45,11 @@ def test_the_committed_client_is_what_the_generator_makes_of_the_committed_docum
     for service, operations in OPERATOR_API.items():
         for operation in operations:
             assert PACKAGE / service / "api" / "default" / f"{operation}.py" in generated
+
+
+def test_the_committed_documents_are_what_the_services_serve() -> None:
+    for path, text in openapi_files().items():
+        assert (ROOT / path).read_text(encoding="utf-8") == text, f"{path}: run `make contracts`"
 
 
 def test_the_key_is_the_client_s_and_only_the_operator_s_operations_are_kept() -> None:

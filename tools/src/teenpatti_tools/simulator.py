@@ -1,4 +1,6 @@
-"""A simulated studio and its players, driving the running services through their HTTP APIs.
+"""A simulated studio and its players, driving the running services through their HTTP APIs:
+the operators and players through the operator client (teenpatti-client), the supervisors and
+the scanners with plain requests.
 
 For each table: a supervisor opens it (a second one approves its terms, docs/decisions/0086),
 a scanner device is registered to it (by two supervisors, docs/decisions/0085), and a
