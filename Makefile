@@ -19,7 +19,11 @@ help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/' | expand -t 16
 
 install: ## install uv, the locked Python dependencies, and the Debian tools the tests use (kubectl, promtool, chromium, Noto fonts, nodejs)
-	@command -v uv >/dev/null 2>&1 || test -x "$(UV)" || python3 -m pip install --quiet --user uv
+	@command -v uv >/dev/null 2>&1 || test -x "$(UV)" || { \
+	    echo "==> installing uv from PyPI (pip install --user uv)"; \
+	    python3 -m pip install --quiet --user uv 2>/dev/null || \
+	        python3 -m pip install --quiet --user --break-system-packages uv; }
+	@echo "==> the locked Python dependencies into .venv (uv sync; a first run downloads about 530 MB from PyPI)"
 	@$(UV) sync --frozen --all-groups --quiet
 	@$(STACK) tools
 
@@ -49,16 +53,17 @@ test: install up ## every test, against the real Postgres, Kafka and Redis: in $
 test-unit: install ## the fast tests of pure logic only
 	@$(UV) run pytest -m "not integration"
 
-lint: install ## ruff and mypy
+lint: install ## ruff, mypy and the import contracts (pyproject.toml's [tool.importlinter])
 	@$(UV) run ruff check .
 	@$(UV) run ruff format --check .
 	@$(UV) run mypy shared/src tools/src services/*/src
+	@$(UV) run lint-imports --no-cache
 
 format: install ## format the code
 	@$(UV) run ruff format .
 	@$(UV) run ruff check --fix .
 
-contracts: install ## rewrite docs/asyncapi.yaml (Kafka topics), docs/configuration.md (settings), docs/openapi/ (HTTP APIs) and the operator client from the code
+contracts: install ## rewrite from the code: docs/asyncapi.yaml (Kafka topics), docs/configuration.md (settings), life-of-a-round's table of consumer groups, docs/events/ (event schemas, changed only compatibly), the Grafana dashboards, the PrometheusRule, deploy/kafka/acls.txt (Kafka ACLs), docs/openapi/ (HTTP APIs) and the operator client
 	@$(UV) run python -m teenpatti_tools.contracts
 
 chaos: install up ## seeded SIGKILLs of services, Kafka, Postgres, Redis under load; then every invariant (ARGS="--seed 7")

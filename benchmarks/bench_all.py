@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from teenpatti_tools.bench import Figure
+from teenpatti_tools.terminal import tool_logging
 
 BENCHMARKS = ("intake", "settlement", "scan", "rebuild", "tables", "seamless")
 QUIET_CORES = 0.2  # the stack alone at rest uses under 0.1 of a core here
@@ -136,6 +137,7 @@ async def main() -> int:
     parser.add_argument("--only", choices=BENCHMARKS, action="append", help="run only these")
     parser.add_argument("--no-doc", action="store_true", help="do not rewrite docs/performance.md")
     args = parser.parse_args()
+    tool_logging("bench")  # each system's services log to files, which it names
     started = datetime.now(UTC)
     figures: list[Figure] = []
     failed: list[str] = []

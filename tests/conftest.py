@@ -3,16 +3,21 @@
 By default they use the local stack (`make up`; `make test` starts it), as its admin principal
 (`$TP_HOME/secrets/admin.env`, `TP_CREDENTIALS_DIR`); a service a test starts runs as its own
 principal. With `TP_TESTCONTAINERS=1` and a reachable Docker engine they start throwaway
-containers instead. Every test gets its own database and its own topics, so tests never see
-each other's data.
+containers instead, authenticated as the local stack is (Kafka SASL/SCRAM and the generated
+ACLs, Redis ACL users, a Postgres role per service; `teenpatti_tools.containers`), with random
+credentials. Every test gets its own database and its own topics, so tests never see each
+other's data.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
+import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 from uuid import uuid4
 
 import asyncpg
@@ -23,7 +28,13 @@ from teenpatti.events.catalog import ALL_TOPICS
 from teenpatti.eventsourcing import MIGRATIONS as STORE_MIGRATIONS
 from teenpatti.eventsourcing import AsyncpgEventStore, ensure_topics
 from teenpatti.settings import ADMIN, InfrastructureSettings
+from teenpatti_tools.containers import KAFKA_CLIENT_PORT, Container
 from teenpatti_tools.databases import create_database, drop_database, migrated, service_roles
+
+if TYPE_CHECKING:
+    from testcontainers.core.container import DockerContainer
+
+_ROOT = Path(__file__).resolve().parents[1]
 
 # The tests use the local stack's public development credentials and API keys, which a
 # process accepts only in development; the services they start inherit this
@@ -58,29 +69,77 @@ def infrastructure() -> Iterator[InfrastructureSettings]:
 
 
 def _containers() -> Iterator[InfrastructureSettings]:
+    """The stack `teenpatti_tools.containers` renders, authenticated as the local one, with
+    random credentials in a folder of its own; the services a test starts in a process find
+    it through the environment."""
     import docker  # installed with testcontainers
 
     try:
         docker.from_env().ping()
     except Exception as error:
         pytest.fail(f"TP_TESTCONTAINERS=1 but no Docker engine is reachable ({error})")
-    from testcontainers.kafka import KafkaContainer
-    from testcontainers.postgres import PostgresContainer
-    from testcontainers.redis import RedisContainer
+    from testcontainers.core.docker_client import DockerClient
 
-    with (
-        PostgresContainer("postgres:16", username="teenpatti", password="teenpatti") as pg,
-        KafkaContainer("apache/kafka:4.1.1").with_kraft() as kafka,
-        RedisContainer("redis:7") as redis,
-    ):
-        yield InfrastructureSettings(
-            credentials_dir="",  # the containers' own credentials, not the local stack's
-            pg_host=pg.get_container_host_ip(),
-            pg_port=int(pg.get_exposed_port(5432)),
-            kafka_bootstrap=kafka.get_bootstrap_server(),
-            redis_host=redis.get_container_host_ip(),
-            redis_port=int(redis.get_exposed_port(6379)),
+    from teenpatti_tools.acls import ACLS_PATH, read_acls
+    from teenpatti_tools.containers import new_secrets, render_stack
+
+    host = DockerClient().host()
+    acls = read_acls((_ROOT / ACLS_PATH).read_text(encoding="utf-8"))
+    stack = render_stack(new_secrets(), acls, host=host, kafka_port=_free_port())
+    with tempfile.TemporaryDirectory() as credentials, contextlib.ExitStack() as started:
+        for name, text in stack.credentials.items():
+            path = Path(credentials) / name
+            path.touch(mode=0o600)
+            path.write_text(text)
+        postgres = started.enter_context(_started(stack.postgres))
+        redis = started.enter_context(_started(stack.redis))
+        started.enter_context(_started(stack.kafka))
+        where = {
+            "TP_CREDENTIALS_DIR": credentials,
+            "TP_PG_HOST": host,
+            "TP_PG_PORT": str(postgres.get_exposed_port(stack.postgres.exposed_port)),
+            "TP_KAFKA_BOOTSTRAP": f"{host}:{stack.kafka.bound_ports[KAFKA_CLIENT_PORT]}",
+            "TP_REDIS_HOST": host,
+            "TP_REDIS_PORT": str(redis.get_exposed_port(stack.redis.exposed_port)),
+        }
+        os.environ.update(where)
+        yield InfrastructureSettings().as_principal(ADMIN)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@contextlib.contextmanager
+def _started(spec: Container) -> Iterator[DockerContainer]:
+    """One rendered container, started, ready (its log line) and set up, stopped after."""
+    from testcontainers.core.container import DockerContainer
+    from testcontainers.core.waiting_utils import wait_for_logs
+
+    container = DockerContainer(spec.image).with_envs(**spec.env)
+    if spec.command:
+        container = container.with_command(list(spec.command))
+    for path, text in spec.files.items():
+        container = container.with_copy_into_container(text.encode(), path)
+    if spec.exposed_port:
+        container = container.with_exposed_ports(spec.exposed_port)
+    for inside, outside in spec.bound_ports.items():
+        container = container.with_bind_ports(inside, outside)
+    with container:
+        wait_for_logs(
+            container,
+            lambda logs: logs.count(spec.ready_log) >= spec.ready_count,
+            timeout=180,
+            raise_on_exit=True,
         )
+        for command in spec.setup:
+            done = container.exec(list(command))
+            if done.exit_code != 0:
+                pytest.fail(f"{spec.image}: {command[0]} failed: {done.output.decode()[-2000:]}")
+        yield container
 
 
 @pytest.fixture

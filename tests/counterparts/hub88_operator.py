@@ -485,6 +485,9 @@ class Hub88Operator:
         headers: list[tuple[bytes, bytes]] = list(scope["headers"])
         record: dict[str, Any] = {
             "path": path,
+            # every header as received (lower-case names; the last of a repeated one), for a
+            # test to read what else the game side sends (trace context, say)
+            "headers": {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in headers},
             "body": None,
             "signature_ok": False,
             "status": None,

@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 import yaml
 
+from wallet_service.config import unreachable_player_view
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILE = ROOT / "deploy" / "docker" / "Dockerfile"
 COMPOSE = ROOT / "docker-compose.yml"
@@ -361,12 +363,15 @@ def test_the_web_front_runs_after_the_services_with_its_viewer_key_only() -> Non
     assert "http://127.0.0.1:8000/ready" in " ".join(web["healthcheck"]["test"])
     assert web["read_only"] is True and web["cap_drop"] == ["ALL"]
     assert web["build"]["target"] == "runtime"
-    assert services()["wallet"]["environment"]["TP_PLAYER_VIEW_URL"] == "http://127.0.0.1:8105"
+    # launch URLs: from the env file, whose placeholder the wallet refuses outside development
+    view = services()["wallet"]["environment"]["TP_PLAYER_VIEW_URL"]
+    assert view.startswith("${TP_PLAYER_VIEW_URL:?"), view
     # its key is one of TP_API_KEYS's, with the role viewer
     example = dict(
         line.split("=", 1) for line in ENV_EXAMPLE.read_text().splitlines() if "=" in line
     )
     assert f"web:viewer:{example['TP_WEB_API_KEY']}" in example["TP_API_KEYS"].split(",")
+    assert "placeholder" in str(unreachable_player_view(example["TP_PLAYER_VIEW_URL"]))
 
 
 def test_kafka_and_redis_ask_for_credentials() -> None:
@@ -386,6 +391,11 @@ def test_kafka_and_redis_ask_for_credentials() -> None:
         )
     redis = " ".join(services()["redis"]["command"])
     assert "user default off" in redis and "--aclfile" in redis
-    acls = (ROOT / "deploy" / "docker" / "kafka-acls.sh").read_text()
-    for name in APPS:
-        assert f"\nservice {name} " in acls, name
+    job = services()["kafka-acls"]
+    assert "./deploy/kafka/acls.txt:/acls.txt:ro" in job["volumes"]
+    granted = {
+        line.split()[0]
+        for line in (ROOT / "deploy/kafka/acls.txt").read_text().splitlines()
+        if line and not line.startswith("#")
+    }
+    assert granted == set(APPS)

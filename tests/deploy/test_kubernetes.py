@@ -5,7 +5,9 @@ kubernetes-validate ships them), and the services keep the rules deploy/README.m
 from __future__ import annotations
 
 import base64
+import copy
 import importlib.util
+import os
 import re
 import shutil
 import subprocess
@@ -14,11 +16,18 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import jsonschema_rs
 import kubernetes_validate
 import pytest
 import yaml
 
+from teenpatti.kernel.proxies import TrustedProxies
 from teenpatti.migrations import declared_services
+from teenpatti.settings import DevelopmentSettingError
+from teenpatti_tools import prometheus_rule
+from wallet_service.config import WalletSettings
+
+from .monitoring_crds import SCHEMAS as CUSTOM_RESOURCES
 
 ROOT = Path(__file__).resolve().parents[2]
 KUBERNETES = ROOT / "deploy" / "kubernetes"
@@ -139,6 +148,11 @@ def test_every_resource_is_valid_kubernetes(target: str, version: str) -> None:
     errors = []
     for resource in rendered(target):
         where = f"{resource['kind']}/{resource['metadata']['name']}"
+        if resource["kind"] in CUSTOM_RESOURCES:
+            # not Kubernetes's own: the operator's schema (tests/deploy/monitoring_crds.py)
+            validator = jsonschema_rs.Draft7Validator(CUSTOM_RESOURCES[resource["kind"]])
+            errors.extend(f"{where}: {error.message}" for error in validator.iter_errors(resource))
+            continue
         try:
             kubernetes_validate.validate(resource, version, strict=True)
         except kubernetes_validate.ValidationError as error:
@@ -407,3 +421,193 @@ def generated_from(name: str) -> str:
     """A Secret's name without the hash suffix kustomize's secretGenerator appends."""
     base = re.sub(r"-[a-z0-9]{10}$", "", name)
     return base if base in SECRET_KEYS else name
+
+
+# ------------------------------------------------------------------------------ the seamless wallet
+SIGNING_KEY_SECRET = "teenpatti-seamless-signing-key"
+SIGNING_KEY_ITEM = "signing-key.pem"
+PRODUCTION_TARGETS = ("base", "overlays/prod")
+
+
+def wallet_pod(target: str) -> Resource:
+    pod: Resource = deployments(target)["wallet"]["spec"]["template"]["spec"]
+    return pod
+
+
+def signing_key_file(target: str) -> str:
+    env = {e["name"]: e for e in main_container(deployments(target)["wallet"])["env"]}
+    path: str = env["TP_SEAMLESS_SIGNING_KEY_FILE"]["value"]
+    return path
+
+
+@pytest.mark.parametrize("target", PRODUCTION_TARGETS)
+def test_the_wallet_reads_its_signing_key_from_a_mounted_secret(target: str) -> None:
+    """The key is a file of a Secret mounted read-only, readable by the container's group
+    only, never an environment value; the Secret is created outside git."""
+    pod = wallet_pod(target)
+    path = Path(signing_key_file(target))
+    (mount,) = (
+        m
+        for m in main_container(deployments(target)["wallet"])["volumeMounts"]
+        if path.parent == Path(m["mountPath"])
+    )
+    assert mount.get("readOnly") is True
+    (volume,) = (v for v in pod["volumes"] if v["name"] == mount["name"])
+    secret = volume["secret"]
+    assert secret["secretName"] == SIGNING_KEY_SECRET
+    assert secret.get("optional", False) is False  # no key, no start: not a silent fallback
+    assert {"key": SIGNING_KEY_ITEM, "path": path.name} in secret["items"]
+    assert secret["defaultMode"] & 0o007 == 0, oct(secret["defaultMode"])  # not world-readable
+    assert pod["securityContext"]["fsGroup"] == pod["securityContext"]["runAsGroup"]
+    for container in every_container(pod):
+        for entry in container.get("env", []):
+            reference = entry.get("valueFrom", {}).get("secretKeyRef", {})
+            assert reference.get("name") != SIGNING_KEY_SECRET, container["name"]
+    assert SIGNING_KEY_SECRET not in {s["metadata"]["name"] for s in of_kind(target, "Secret")}
+
+
+def test_only_the_wallet_mounts_the_signing_key() -> None:
+    for where, pod in pod_specs("overlays/prod"):
+        names = {v.get("secret", {}).get("secretName") for v in pod.get("volumes", [])}
+        assert (SIGNING_KEY_SECRET in names) == (where == "Deployment/wallet"), where
+
+
+def test_the_development_cluster_runs_the_wallet_without_a_signing_key() -> None:
+    """No Secret to create on a development cluster: the wallet serves transfer operators."""
+    assert signing_key_file("overlays/local") == ""
+    (volume,) = (v for v in wallet_pod("overlays/local")["volumes"] if "secret" in v)
+    assert volume["secret"]["optional"] is True
+
+
+def wallet_settings(target: str, monkeypatch: pytest.MonkeyPatch) -> WalletSettings:
+    """The wallet's settings as its container reads them: the ConfigMap's values alone."""
+    for name in list(os.environ):
+        if name.upper().startswith("TP_"):
+            monkeypatch.delenv(name)
+    for name, value in settings(target).items():
+        monkeypatch.setenv(name, value)
+    return WalletSettings()
+
+
+@pytest.mark.parametrize("target", ["overlays/local", "overlays/prod"])
+def test_each_overlay_gives_a_player_view_url_its_wallet_starts_with(
+    target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wallet = wallet_settings(target, monkeypatch)
+    assert "player_view_url" in wallet.model_fields_set
+    wallet.refuse_development_settings()  # the wallet's own check at start
+    if wallet.env != "dev":
+        assert wallet.player_view_url.startswith("https://")
+
+
+def test_the_base_leaves_the_player_view_url_to_the_overlays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert "TP_PLAYER_VIEW_URL" not in settings("base")
+    with pytest.raises(DevelopmentSettingError, match="TP_PLAYER_VIEW_URL"):
+        wallet_settings("base", monkeypatch).refuse_development_settings()
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_the_services_and_the_web_front_believe_the_cluster_s_proxies(target: str) -> None:
+    """Each names the pod network the web front and the ingress controller run in, so that a
+    limit per address counts the players behind them (docs/decisions/0087)."""
+    for name in ("TP_TRUSTED_PROXIES", "TP_WEB_TRUSTED_PROXIES"):
+        assert TrustedProxies.parse(settings(target)[name]), name
+    for deployment in of_kind(target, "Deployment"):
+        if deployment["metadata"]["name"] in (*SERVICE_APPS, "web"):
+            sources = main_container(deployment)["envFrom"]
+            assert {"configMapRef": {"name": settings_name(target)}} in sources
+
+
+def settings_name(target: str) -> str:
+    (config_map,) = (
+        c["metadata"]["name"]
+        for c in of_kind(target, "ConfigMap")
+        if c["metadata"]["name"].startswith("teenpatti-settings")
+    )
+    return str(config_map)
+
+
+# ------------------------------------------------------------------------------ monitoring
+ALERTS = ROOT / "deploy" / "prometheus" / "alerts.yml"
+
+
+def test_the_prometheus_rule_holds_the_alert_rules() -> None:
+    (rule,) = of_kind("overlays/prod", "PrometheusRule")
+    alerts = yaml.safe_load(ALERTS.read_text())
+    assert rule["spec"]["groups"] == alerts["groups"]
+    for path, text in prometheus_rule.generated(ROOT).items():
+        assert (ROOT / path).read_text() == text, f"{path} is out of date: run `make contracts`"
+
+
+def matches(selector: Resource, labels: dict[str, str]) -> bool:
+    """A label selector (matchLabels and matchExpressions) against a pod's labels."""
+    if not selects(selector.get("matchLabels", {}), labels):
+        return False
+    for expression in selector.get("matchExpressions", []):
+        present, value = expression["key"] in labels, labels.get(expression["key"])
+        held = {
+            "In": present and value in expression.get("values", []),
+            "NotIn": not present or value not in expression.get("values", []),
+            "Exists": present,
+            "DoesNotExist": not present,
+        }[expression["operator"]]
+        if not held:
+            return False
+    return True
+
+
+def test_the_pod_monitor_scrapes_every_service_as_the_rules_expect() -> None:
+    (monitor,) = of_kind("overlays/prod", "PodMonitor")
+    spec = monitor["spec"]
+    scraped = {
+        d["metadata"]["name"]: d
+        for d in of_kind("overlays/prod", "Deployment")
+        if matches(spec["selector"], d["spec"]["template"]["metadata"]["labels"])
+    }
+    assert set(scraped) == set(SERVICE_APPS)  # not the web front: it has no /metrics
+    (endpoint,) = spec["podMetricsEndpoints"]
+    assert endpoint["path"] == "/metrics"
+    for deployment in scraped.values():
+        ports = {p["name"]: p for p in main_container(deployment)["ports"]}
+        annotations = deployment["spec"]["template"]["metadata"]["annotations"]
+        assert str(ports[endpoint["port"]]["containerPort"]) == annotations["prometheus.io/port"]
+    # the labels the alert rules and the dashboards read: job="teenpatti", service=<name>
+    job = {"action": "replace", "targetLabel": "job", "replacement": "teenpatti"}
+    service = {
+        "action": "replace",
+        "sourceLabels": ["__meta_kubernetes_pod_label_app_kubernetes_io_name"],
+        "targetLabel": "service",
+    }
+    assert job in endpoint["relabelings"] and service in endpoint["relabelings"]
+    assert 'job="teenpatti"' in ALERTS.read_text()
+
+
+def test_the_development_cluster_needs_no_prometheus_operator() -> None:
+    kinds = {r["kind"] for r in rendered("overlays/local")} | {r["kind"] for r in rendered("base")}
+    assert not kinds & set(CUSTOM_RESOURCES)
+
+
+@pytest.mark.parametrize(
+    ("kind", "spoil"),
+    [
+        ("PodMonitor", lambda r: r["spec"]["podMetricsEndpoints"][0].update(paht="/metrics")),
+        ("PodMonitor", lambda r: r["spec"]["podMetricsEndpoints"][0].update(interval="15 s")),
+        ("PodMonitor", lambda r: r["spec"].pop("selector")),
+        (
+            "PodMonitor",
+            lambda r: r["spec"]["podMetricsEndpoints"][0]["relabelings"][0].update(action="rename"),
+        ),
+        ("PrometheusRule", lambda r: r["spec"]["groups"][0]["rules"][0].pop("expr")),
+        ("PrometheusRule", lambda r: r["spec"]["groups"][0]["rules"][0].update(record="x")),
+        ("PrometheusRule", lambda r: r["spec"]["groups"][0].update(rule=[])),
+    ],
+)
+def test_the_custom_resources_check_finds_a_spoilt_field(kind: str, spoil: Any) -> None:
+    (resource,) = of_kind("overlays/prod", kind)
+    spoilt = copy.deepcopy(resource)
+    spoil(spoilt)
+    validator = jsonschema_rs.Draft7Validator(CUSTOM_RESOURCES[kind])
+    assert validator.is_valid(resource)
+    assert not validator.is_valid(spoilt)

@@ -1,6 +1,7 @@
 """The local Prometheus's configuration and the alert rules (deploy/prometheus): promtool
 finds them valid and the rules' unit tests (alerts_test.yml) pass; every metric a rule reads
-is one the services expose; every alert has its entry in docs/runbook.md."""
+is one the services expose; every alert has its entry in docs/runbook.md, which its
+`runbook_url` annotation names."""
 
 from __future__ import annotations
 
@@ -77,14 +78,38 @@ def test_every_metric_a_rule_reads_is_exposed() -> None:
             assert name in exposed, f"{rule['alert']} reads {name}, which no service exposes"
 
 
-def test_every_alert_has_a_runbook_entry() -> None:
-    headings = {
-        line.removeprefix("## ").strip()
+def anchor(heading: str) -> str:
+    """The anchor a Markdown renderer (GitHub's) gives a heading: lower case, punctuation
+    but hyphens dropped, spaces as hyphens."""
+    kept = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return kept.replace(" ", "-")
+
+
+def runbook_anchors() -> dict[str, str]:
+    """Each `##` heading of docs/runbook.md by its anchor."""
+    return {
+        anchor(line.removeprefix("## ")): line.removeprefix("## ").strip()
         for line in RUNBOOK.read_text().splitlines()
         if line.startswith("## ")
     }
+
+
+def test_anchors_are_those_a_renderer_gives() -> None:
+    assert anchor("ServiceDown") == "servicedown"
+    assert anchor('A table opens no rounds: "No round opens: wallet unreachable"') == (
+        "a-table-opens-no-rounds-no-round-opens-wallet-unreachable"
+    )
+
+
+def test_every_alert_has_a_runbook_entry_its_runbook_url_names() -> None:
+    anchors = runbook_anchors()
     for rule in rules():
         alert = rule["alert"]
-        assert alert in headings, f"docs/runbook.md has no `## {alert}`"
-        assert rule["annotations"]["runbook"] == f"docs/runbook.md#{alert.lower()}"
+        assert alert in anchors.values(), f"docs/runbook.md has no `## {alert}`"
+        url = rule["annotations"].get("runbook_url")
+        assert url is not None, f"{alert} has no runbook_url annotation"
+        page, _, fragment = url.partition("#")
+        assert page == "docs/runbook.md", f"{alert}'s runbook_url {url} is not the runbook"
+        assert anchors.get(fragment) == alert, f"{alert}'s runbook_url {url} names no entry of it"
+        assert "runbook" not in rule["annotations"], f"{alert}: one runbook annotation, runbook_url"
         assert rule["labels"]["severity"] in {"warning", "critical"}

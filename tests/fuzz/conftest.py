@@ -26,7 +26,7 @@ from settlement_service.app import create_app as create_settlement
 from settlement_service.config import SettlementSettings
 from table_service.app import create_app as create_table
 from table_service.config import TableSettings
-from teenpatti.migrations import migrate_service
+from teenpatti.kernel.migrate import migrate_service
 from teenpatti.settings import InfrastructureSettings
 from teenpatti_tools.simulator import STUDIO_API_KEYS
 from tests.integration.services import topics_ready

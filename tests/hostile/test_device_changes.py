@@ -24,7 +24,7 @@ from redis.asyncio import Redis
 from redis.exceptions import NoPermissionError
 
 from scanner_gateway.adapters import postgres as db
-from scanner_gateway.domain import Device
+from scanner_gateway.domain import Device, credential_hash_of
 from teenpatti.audit import Scope, StoreSpec, run_audit
 from teenpatti.events.catalog import (
     SCANNER_EVENTS,
@@ -33,7 +33,6 @@ from teenpatti.events.catalog import (
     DeviceRegistered,
 )
 from teenpatti.eventsourcing import AsyncpgEventStore
-from teenpatti.http import hash_key
 from teenpatti.settings import InfrastructureSettings
 from teenpatti_tools.simulator import ScannerSecret, enrol_device
 from tests.integration.services import publish
@@ -202,7 +201,7 @@ async def test_the_audit_reports_a_round_dealt_by_a_device_one_supervisor_regist
             stream, version, [event], table_id=table_id, occurred_at=now, connection=connection
         )
         await connection.execute("UPDATE devices SET active = false WHERE table_id = $1", table_id)
-        device = Device(device_id, table_id, hash_key(credential))
+        device = Device(device_id, table_id, credential_hash_of(credential))
         await db.save_registration(
             connection, device, actor="supervisor-1", approved_by=None, at=now
         )

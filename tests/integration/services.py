@@ -28,7 +28,7 @@ from teenpatti.events.catalog import (
     registry,
 )
 from teenpatti.eventsourcing import TopicConfigurationError, ensure_topics
-from teenpatti.migrations import migrate_service
+from teenpatti.kernel.migrate import migrate_service
 from teenpatti.settings import InfrastructureSettings
 
 

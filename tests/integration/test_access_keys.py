@@ -24,8 +24,9 @@ from table_service.app import create_app as create_table_service
 from table_service.config import TableSettings
 from teenpatti import cli
 from teenpatti.access import Authenticator, PostgresKeyLookup, parse_key
+from teenpatti.access.holders import ApiKeys
 from teenpatti.eventsourcing import AsyncpgEventStore
-from teenpatti.http import ApiKeys, install_problem_handlers
+from teenpatti.http import install_problem_handlers
 from teenpatti.kernel.problems import Problem, problems_router
 from teenpatti.settings import InfrastructureSettings
 from teenpatti_tools.simulator import ScannerSecret, enrol_device, gateway_post

@@ -70,3 +70,29 @@ def test_teenpatti_migrate_with_the_default_secrets_exits_2_naming_them() -> Non
     assert process.stdout == ""
     assert process.stderr.startswith("teenpatti migrate: error: refusing to start")
     assert "TP_PG_PASSWORD" in process.stderr and "TP_API_KEYS" in process.stderr
+
+
+def test_the_wallet_with_a_local_player_view_exits_naming_it() -> None:
+    """Secrets of its own, but launch URLs that would send players to their own machine in
+    the clear (docs/decisions/0093-dashboards-and-a-deployable-seamless-wallet.md)."""
+    env = production_with_defaults()
+    env |= {
+        "TP_PG_PASSWORD": "correct-horse-battery-staple",
+        "TP_API_KEYS": "operator-1:operator:k-3f9a1c",
+        "TP_KAFKA_SECURITY_PROTOCOL": "SASL_SSL",
+        "TP_KAFKA_USERNAME": "wallet",
+        "TP_KAFKA_PASSWORD": "correct-horse-battery-staple",
+        "TP_PLAYER_VIEW_URL": "http://127.0.0.1:8105",
+    }
+    process = subprocess.run(
+        [sys.executable, "-m", "uvicorn", "wallet_service.app:app", "--port", "0"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert process.returncode != 0
+    assert "refusing to start outside development (TP_ENV=production)" in process.stderr
+    assert "TP_PLAYER_VIEW_URL is http://127.0.0.1:8105: not https" in process.stderr
+    assert "Application startup failed" in process.stderr
+    assert "correct-horse-battery-staple" not in process.stderr + process.stdout

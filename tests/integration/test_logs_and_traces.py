@@ -33,7 +33,7 @@ from settlement_service.config import SettlementSettings
 from table_service.app import create_app as create_table
 from table_service.config import TableSettings
 from teenpatti.events.catalog import SCANNER_EVENTS, CardScanned
-from teenpatti.migrations import migrate_service
+from teenpatti.kernel.migrate import migrate_service
 from teenpatti.observability.logs import LogHandler
 from teenpatti.settings import InfrastructureSettings
 from teenpatti_tools.databases import create_database, drop_database, service_roles

@@ -79,6 +79,18 @@ async def test_runners_at_once_apply_each_migration_once(database: str, tmp_path
     assert sorted(len(applied) for applied in done) == [0, 0, 4]  # the store's three, things'
 
 
+async def test_a_runner_waits_for_another_no_longer_than_its_lock_timeout(
+    pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    things = folder(tmp_path, {"0001_things.sql": "CREATE TABLE things (id int PRIMARY KEY);"})
+    async with pool.acquire() as other, pool.acquire() as connection:
+        await other.execute("SELECT pg_advisory_lock(7411000)")  # the runners' key
+        with pytest.raises(MigrationError, match=r"another migration runner .* over 200ms"):
+            await apply(connection, [things], lock_timeout="200ms")
+        await other.execute("SELECT pg_advisory_unlock(7411000)")
+        assert [m.version for m in await apply(connection, [things])] == [1]
+
+
 async def test_a_database_one_migration_behind_is_refused_naming_the_command(
     pool: asyncpg.Pool, tmp_path: Path
 ) -> None:
@@ -120,7 +132,126 @@ async def test_a_failing_migration_applies_nothing(pool: asyncpg.Pool, tmp_path:
         with pytest.raises(asyncpg.UndefinedTableError):
             await apply(connection, [STORE_MIGRATIONS, things])
         assert await connection.fetchval("SELECT to_regclass('things')") is None
-        assert await connection.fetchval("SELECT to_regclass('schema_migrations')") is None
+        assert await connection.fetchval("SELECT count(*) FROM schema_migrations") == 0
+
+
+_NO_TRANSACTION = "-- teenpatti: no-transaction\n"
+
+
+async def _index_valid(connection: asyncpg.Connection, name: str) -> bool | None:
+    valid: bool | None = await connection.fetchval(
+        "SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass($1)", name
+    )
+    return valid
+
+
+async def test_a_no_transaction_migration_runs_alone_and_is_recorded(
+    pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    things = folder(
+        tmp_path,
+        {
+            "0001_things.sql": "CREATE TABLE things (id int PRIMARY KEY, n int);",
+            "0002_things_by_n.sql": _NO_TRANSACTION
+            + "-- built online\nCREATE INDEX CONCURRENTLY things_by_n ON things (n);\n",
+            "0003_colour.sql": "ALTER TABLE things ADD COLUMN colour text;",
+        },
+    )
+    assert [m.transactional for m in things.migrations] == [True, False, True]
+    async with pool.acquire() as connection:
+        first = await apply(connection, [things])
+        second = await apply(connection, [things])
+        recorded = await connection.fetch(
+            "SELECT version, checksum FROM schema_migrations ORDER BY version"
+        )
+        assert await _index_valid(connection, "things_by_n") is True
+    assert [m.version for m in first] == [1, 2, 3]
+    assert second == []
+    assert [(row[0], row[1]) for row in recorded] == [
+        (m.version, m.checksum) for m in things.migrations
+    ]
+
+
+async def test_a_failed_concurrent_build_is_not_recorded_and_the_next_run_builds_it(
+    pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    """A failed CREATE INDEX CONCURRENTLY leaves an INVALID index of its name, which makes
+    a rerun's IF NOT EXISTS skip the build: the runner drops it first."""
+    things = folder(
+        tmp_path,
+        {
+            "0001_things.sql": "CREATE TABLE things (id int PRIMARY KEY, n int);",
+            "0002_unique_n.sql": _NO_TRANSACTION
+            + "CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS things_n ON things (n);",
+        },
+    )
+    async with pool.acquire() as connection:
+        await apply(connection, [MigrationSet("things", things.migrations[:1])])
+        await connection.execute("INSERT INTO things VALUES (1, 7), (2, 7)")
+        with pytest.raises(asyncpg.UniqueViolationError):
+            await apply(connection, [things])
+        assert await _index_valid(connection, "things_n") is False
+        assert (
+            await connection.fetchval("SELECT count(*) FROM schema_migrations WHERE version = 2")
+            == 0
+        )
+        await connection.execute("DELETE FROM things WHERE id = 2")
+        rerun = await apply(connection, [things])
+        assert [m.version for m in rerun] == [2]
+        assert await _index_valid(connection, "things_n") is True
+        with pytest.raises(asyncpg.UniqueViolationError):
+            await connection.execute("INSERT INTO things VALUES (3, 7)")
+
+
+async def test_a_concurrent_build_takes_no_lock_that_blocks_writers(
+    pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    """While a writer's transaction is open the build waits for it, holding only SHARE
+    UPDATE EXCLUSIVE on the table: another writer inserts meanwhile, nothing waits on the
+    table (pg_locks)."""
+    things = folder(
+        tmp_path,
+        {
+            "0001_things.sql": "CREATE TABLE things (id int PRIMARY KEY, n int);",
+            "0002_things_by_n.sql": _NO_TRANSACTION
+            + "CREATE INDEX CONCURRENTLY things_by_n ON things (n);",
+        },
+    )
+    async with pool.acquire() as connection:
+        await apply(connection, [MigrationSet("things", things.migrations[:1])])
+    held, runner, other, observer = [await pool.acquire() for _ in range(4)]
+    try:
+        writing = held.transaction()
+        await writing.start()
+        await held.execute("INSERT INTO things VALUES (1, 1)")
+        build = asyncio.create_task(apply(runner, [things], lock_timeout="1min"))
+        runner_pid = runner.get_server_pid()
+        async with asyncio.timeout(30):
+            while not await observer.fetchval(
+                "SELECT count(*) FROM pg_locks WHERE pid = $1 AND NOT granted", runner_pid
+            ):
+                await asyncio.sleep(0.05)
+            await other.execute("INSERT INTO things VALUES (2, 2)")  # not blocked
+        on_table = await observer.fetch(
+            "SELECT mode, granted FROM pg_locks WHERE relation = 'things'::regclass AND pid = $1",
+            runner_pid,
+        )
+        assert [tuple(row) for row in on_table] == [("ShareUpdateExclusiveLock", True)]
+        assert (
+            await observer.fetchval(
+                "SELECT count(*) FROM pg_locks WHERE relation = 'things'::regclass AND NOT granted"
+            )
+            == 0
+        )
+        assert not build.done()
+        await writing.commit()
+        async with asyncio.timeout(30):
+            assert [m.version for m in await build] == [2]
+        assert await _index_valid(observer, "things_by_n") is True
+        assert await observer.fetchval("SELECT count(*) FROM things") == 2
+    finally:
+        for connection in (held, runner, other, observer):
+            await pool.release(connection)
 
 
 def _service_env(settings: InfrastructureSettings, database_name: str) -> dict[str, str]:

@@ -23,7 +23,8 @@ from teenpatti.access import (
     parse_key,
     parse_tables,
 )
-from teenpatti.http import ApiKeys, KeyHolder, ProblemError, install_problem_handlers
+from teenpatti.access.holders import ApiKeys, KeyHolder
+from teenpatti.http import ProblemError, install_problem_handlers
 from teenpatti.kernel.dependencies import Supervisor
 
 NOW = datetime(2026, 12, 2, 8, 0, tzinfo=UTC)

@@ -19,8 +19,9 @@ from teenpatti.access import (
     InvalidKeySpecError,
     new_key,
 )
+from teenpatti.access.holders import ApiKeys, KeyHolder
 from teenpatti.access.keys import parse_configured_key
-from teenpatti.http import ApiKeys, KeyHolder, ProblemError
+from teenpatti.http import ProblemError
 
 NOW = datetime(2026, 12, 2, 8, 0, tzinfo=UTC)
 

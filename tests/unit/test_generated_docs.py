@@ -31,6 +31,7 @@ from teenpatti.events.catalog import (
 from teenpatti.events.contracts import Event, new_envelope
 from teenpatti.settings import InfrastructureSettings
 from teenpatti_tools import contracts
+from teenpatti_tools.acls import ACLS_PATH
 from teenpatti_tools.chaos.checks import CONSUMERS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,7 +53,15 @@ def document(generated: dict[Path, str]) -> dict[str, Any]:
     return parsed
 
 
-@pytest.mark.parametrize("path", [contracts.ASYNCAPI_PATH, contracts.CONFIGURATION_PATH])
+@pytest.mark.parametrize(
+    "path",
+    [
+        contracts.ASYNCAPI_PATH,
+        contracts.CONFIGURATION_PATH,
+        contracts.LIFE_OF_A_ROUND_PATH,
+        ACLS_PATH,
+    ],
+)
 def test_the_committed_file_is_what_the_code_generates(
     generated: dict[Path, str], path: Path
 ) -> None:

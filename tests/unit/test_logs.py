@@ -12,7 +12,12 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import httpx
 import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
 
 from teenpatti.cli import main
 from teenpatti.kernel.subscriptions import dispatcher
@@ -336,3 +341,24 @@ def test_a_request_s_lines_name_the_service_and_its_correlation_id() -> None:
 
 async def _nothing(*_: Any) -> Any:
     return None
+
+
+async def test_a_response_names_its_requests_correlation_id() -> None:
+
+    async def seen(request: Request) -> JSONResponse:
+        return JSONResponse(
+            {"correlation_id": logs.current_correlation_id()},
+            headers={"X-Correlation-Id": "not-this-one"},
+        )
+
+    app = RequestLogContext(Starlette(routes=[Route("/", seen)]), service="table")
+
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://s") as client:
+        given = await client.get("/", headers={"X-Correlation-Id": "c-42"})
+        made = await client.get("/")
+    assert given.headers.get_list("x-correlation-id") == ["c-42"]
+    assert given.json() == {"correlation_id": "c-42"}
+    assert made.headers["x-correlation-id"] == made.json()["correlation_id"]
+    assert re.match(r"^[0-9a-f-]{36}$", made.headers["x-correlation-id"])
+    assert logs.current_correlation_id() is None  # outside a request

@@ -7,6 +7,7 @@ configuration is not valid; `audit`, `migrate`, `keys`, `operators`: a public de
 secret outside development; `reconcile`: a side that cannot be read); 130 interrupted.
 `recall`: 1 when no such round was ever opened.
 `reconcile`: 1 when our calls and the operator's transactions differ.
+`operator-check`: 1 when a case fails; 2 also an operator's server that cannot be connected to.
 `rebuild`: 1 when a projection rebuilt from the events differs from the live one; 2 a
 service that rebuilds nothing, or a database that cannot be used.
 """
@@ -103,7 +104,16 @@ def main(
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="teenpatti", description="Teen Patti 20-20 rules engine tools."
+        prog="teenpatti",
+        description=(
+            "The Teen Patti 20-20 backend's command line: the rules engine (evaluate, par-sheet),"
+            " the databases (migrate), what happened (audit, recall, rebuild, reconcile) and"
+            " who may do what (keys, operators). `teenpatti COMMAND --help` describes each."
+            " Commands that connect read the TP_* settings (docs/configuration.md)."
+        ),
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {_version()}", help="print the version"
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -168,11 +178,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_reconcile_parser(commands)
     commands.choices["reconcile"].set_defaults(handler=_reconcile)
+    from teenpatti.operator_check_cli import add_operator_check_parser
+
+    add_operator_check_parser(commands)
+    commands.choices["operator-check"].set_defaults(handler=_operator_check)
     from teenpatti.rebuild import add_rebuild_parser
 
     add_rebuild_parser(commands)
     commands.choices["rebuild"].set_defaults(handler=_rebuild)
     return parser
+
+
+def _version() -> str:
+    from importlib.metadata import version
+
+    return version("teenpatti")
 
 
 def _rebuild(args: argparse.Namespace, streams: _Streams) -> int:
@@ -181,6 +201,15 @@ def _rebuild(args: argparse.Namespace, streams: _Streams) -> int:
     try:
         return run_rebuild(args, streams.out)
     except RebuildUsageError as error:
+        raise UsageError(str(error)) from None
+
+
+def _operator_check(args: argparse.Namespace, streams: _Streams) -> int:
+    from teenpatti.operator_check_cli import OperatorCheckUsageError, run_operator_check
+
+    try:
+        return run_operator_check(args, streams.out)
+    except OperatorCheckUsageError as error:
         raise UsageError(str(error)) from None
 
 
@@ -215,7 +244,8 @@ def _migrate(args: argparse.Namespace, streams: _Streams) -> int:
     import asyncio
 
     from teenpatti.access import migrate_access
-    from teenpatti.migrations import MigrationError, declared_services, migrate_service
+    from teenpatti.kernel.migrate import migrate_service
+    from teenpatti.migrations import MigrationError, declared_services
     from teenpatti.settings import InfrastructureSettings
 
     services = declared_services()

@@ -45,9 +45,17 @@ def add_operators_parser(commands: Any) -> None:
     setting = actions.add_parser(
         "set",
         help="set an operator's configuration; options not given keep their current value",
+        description=(
+            "Sets OPERATOR's wallet configuration in the wallet database: its mode and, when"
+            " seamless, its wallet server. Options not given keep their current value (an"
+            " operator with no configuration is on the transfer wallet); who set it (--by) is"
+            " kept. The wallet reads the change within TP_SEAMLESS_CONFIG_CACHE_SECONDS."
+        ),
     )
     setting.add_argument("operator", metavar="OPERATOR", help="the operator id (its key holder)")
-    setting.add_argument("--mode", choices=("transfer", "seamless"))
+    setting.add_argument(
+        "--mode", choices=("transfer", "seamless"), help="where its players' money is kept"
+    )
     setting.add_argument("--adapter", choices=("hub88",), help="its wallet server's dialect")
     setting.add_argument("--base-url", metavar="URL", help="its wallet server's base URL")
     setting.add_argument(
@@ -72,10 +80,21 @@ def add_operators_parser(commands: Any) -> None:
     )
     setting.add_argument("--by", metavar="NAME", help="who sets it (default: $USER)")
     setting.add_argument("--json", action="store_true", help="write a JSON object")
-    listing = actions.add_parser("list", help="list the configured operators")
+    listing = actions.add_parser(
+        "list",
+        help="list the configured operators",
+        description="Lists every configured operator, one line each: its mode and wallet server.",
+    )
     listing.add_argument("--json", action="store_true", help="write a JSON array")
-    show = actions.add_parser("show", help="show one operator's configuration as JSON")
-    show.add_argument("operator", metavar="OPERATOR")
+    show = actions.add_parser(
+        "show",
+        help="show one operator's configuration as JSON",
+        description=(
+            "Writes OPERATOR's configuration as a JSON object; an operator never configured"
+            ' is on the transfer wallet ("configured": false).'
+        ),
+    )
+    show.add_argument("operator", metavar="OPERATOR", help="the operator id (its key holder)")
     resend = actions.add_parser(
         "resend",
         help="send a failed win or rollback again, once its cause is fixed (recorded)",
@@ -101,8 +120,8 @@ def add_operators_parser(commands: Any) -> None:
             " the transactions API shows it `ok` with the reason."
         ),
     )
-    settled.add_argument("round_id", metavar="ROUND_ID")
-    settled.add_argument("player_id", metavar="PLAYER_ID")
+    settled.add_argument("round_id", metavar="ROUND_ID", help="the voided round")
+    settled.add_argument("player_id", metavar="PLAYER_ID", help="the player it is settled for")
     settled.add_argument("--operator", required=True, help="the player's operator")
     settled.add_argument("--reason", required=True, help="how the operator settled it")
     settled.add_argument("--by", metavar="NAME", help="who records it (default: $USER)")

@@ -60,6 +60,19 @@ class DefaultSecretError(Exception):
         )
 
 
+class DevelopmentSettingError(Exception):
+    """Outside development, settings a serving instance reads hold values fit for a development
+    machine only (plain http, a loopback address). The message names each and says why."""
+
+    def __init__(self, env: str, reasons: list[str]) -> None:
+        self.reasons = reasons
+        super().__init__(
+            f"refusing to start outside development ({env}) with settings for a development"
+            f" machine: {'; '.join(reasons)}. Set each as docs/configuration.md says, or set"
+            " TP_ENV=dev on a development machine."
+        )
+
+
 class InfrastructureSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="TP_", frozen=True, extra="ignore")
 
@@ -493,6 +506,23 @@ class InfrastructureSettings(BaseSettings):
             env = f"TP_ENV={self.env}" + ("" if "env" in self.model_fields_set else ", the default")
             raise DefaultSecretError(env, found)
 
+    def development_settings(self) -> list[str]:
+        """Each setting a serving instance reads that holds a value fit for a development
+        machine only, as `TP_NAME ...` and why: none of these; a service's settings add its
+        own."""
+        return []
+
+    def refuse_development_settings(self) -> None:
+        """Outside development, raise DevelopmentSettingError naming each of
+        `development_settings()`: called by a service's start, before it connects (not by the
+        `teenpatti` commands, which serve no one)."""
+        if self.env == DEVELOPMENT:
+            return
+        found = self.development_settings()
+        if found:
+            env = f"TP_ENV={self.env}" + ("" if "env" in self.model_fields_set else ", the default")
+            raise DevelopmentSettingError(env, found)
+
     def as_principal(self, principal: str) -> Self:
         """These settings with `principal`'s credentials from `TP_CREDENTIALS_DIR`
         (`<principal>.env`); themselves when that setting is empty."""
@@ -629,7 +659,7 @@ def development_keys() -> list[tuple[str, str]]:
 
 def _keys(spec: str) -> list[tuple[str, str]]:
     """The holders and keys of an API keys setting (`name:role:key[:...],...`); bad entries
-    are left to `teenpatti.http.ApiKeys` to refuse."""
+    are left to `teenpatti.access.holders.ApiKeys` to refuse."""
     entries = (entry.strip().split(":", 3) for entry in spec.split(","))
     return [(parts[0], parts[2]) for parts in entries if len(parts) >= 3]
 

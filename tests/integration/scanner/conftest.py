@@ -18,7 +18,7 @@ from scanner_gateway.app import create_app
 from scanner_gateway.config import ScannerSettings
 from teenpatti.events import Event, EventEnvelope
 from teenpatti.events.catalog import SCANNER_EVENTS, TABLE_EVENTS, CardScanned
-from teenpatti.migrations import migrate_service
+from teenpatti.kernel.migrate import migrate_service
 from teenpatti.settings import InfrastructureSettings
 from teenpatti_tools.simulator import ScannerSecret, enrol_device, gateway_post
 from tests.integration.services import (

@@ -51,7 +51,7 @@ async def counted(client: httpx.AsyncClient, *, overdue: int, failed: int) -> bo
     gauges are read at most every 5 s: a scrape may get the reading before)."""
     metrics = (await client.get("/metrics")).text
     found = {
-        state: gauge(metrics, "teenpatti_seamless_owed_calls", operator=SEAMLESS, state=state)
+        state: gauge(metrics, "teenpatti_operator_owed_calls", operator=SEAMLESS, state=state)
         for state in ("overdue", "failed")
     }
     return found == {"overdue": overdue, "failed": failed}
@@ -94,7 +94,12 @@ async def test_an_owed_win_not_ok_past_its_time_is_shown_counted_and_once_failed
             lambda: counted(client, overdue=1, failed=0), what="the overdue win to be counted"
         )
         metrics = (await client.get("/metrics")).text
-        assert gauge(metrics, "teenpatti_seamless_owed_call_age_seconds", operator=SEAMLESS)
+        assert gauge(
+            metrics,
+            "teenpatti_operator_owed_call_oldest_age_seconds",
+            operator=SEAMLESS,
+            state="pending",
+        )
 
         # then a refusal retrying cannot fix (our key, say, was rolled over in the wrong order)
         await operator.faults(
@@ -109,6 +114,11 @@ async def test_an_owed_win_not_ok_past_its_time_is_shown_counted_and_once_failed
         await eventually(
             lambda: counted(client, overdue=0, failed=1), what="the failed win to be counted"
         )
+        metrics = (await client.get("/metrics")).text
+        # its age by state: failed now, and no pending one to age
+        age = "teenpatti_operator_owed_call_oldest_age_seconds"
+        assert (gauge(metrics, age, operator=SEAMLESS, state="failed") or 0) > 0
+        assert gauge(metrics, age, operator=SEAMLESS, state="pending") is None
         assert await operator.balance(user) == FUNDS - 1_000  # nothing paid yet
 
         name = settings.wallet_database

@@ -22,11 +22,11 @@ from teenpatti.seamless.calls import (
     BetCall,
     NoAnswer,
     RollbackCall,
+    Status,
     WinCall,
 )
 from teenpatti.seamless.client import MAX_ANSWER_BYTES, OperatorWalletClient
 from teenpatti.seamless.config import OperatorConfig, WalletMode
-from teenpatti.seamless.hub88 import Status
 from teenpatti.seamless.signing import (
     SIGNATURE_HEADER,
     PrivateKey,

@@ -18,7 +18,7 @@ from teenpatti.events.catalog import (
     TABLE_EVENTS,
     RoundCancelled,
 )
-from teenpatti.migrations import migrate_service
+from teenpatti.kernel.migrate import migrate_service
 from teenpatti.seamless import WalletMode, WinPer
 from teenpatti.seamless.signing import (
     generate_private_key,

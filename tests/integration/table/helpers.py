@@ -26,7 +26,7 @@ from table_service.handlers import TableService
 from teenpatti.events.catalog import SCANNER_EVENTS, CardScanned, DeviceRegistered, registry
 from teenpatti.eventsourcing import MIGRATIONS as STORE_MIGRATIONS
 from teenpatti.eventsourcing import AsyncpgEventStore
-from teenpatti.migrations import migrate_service
+from teenpatti.kernel.migrate import migrate_service
 from teenpatti.settings import DEVELOPMENT_API_KEYS, InfrastructureSettings
 from teenpatti_tools.databases import migrated
 from tests.integration.services import publish

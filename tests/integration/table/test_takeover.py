@@ -24,7 +24,7 @@ from table_service.adapters.tables import TableRepository
 from table_service.app import SERVICE
 from table_service.config import TableSettings
 from teenpatti.eventsourcing import AsyncpgEventStore, partition_for
-from teenpatti.migrations import migrate_service
+from teenpatti.kernel.migrate import migrate_service
 from teenpatti_tools.devrun import free_port
 
 from .helpers import (

@@ -24,7 +24,7 @@ from teenpatti.events.catalog import (
     RoundClosed,
     RoundOpened,
 )
-from teenpatti.migrations import migrate_service
+from teenpatti.kernel.migrate import migrate_service
 from tests.integration.services import collect, outbox_published, publish, read_to_end
 from wallet_service.app import create_app
 from wallet_service.config import WalletSettings

@@ -33,6 +33,7 @@ from scanner_gateway.domain import (
     UnreadableError,
     card_of_read,
     check_approval,
+    credential_hash_of,
     decide_read,
     evolve,
     fingerprint_of,
@@ -59,11 +60,10 @@ from teenpatti.events.catalog import (
     DeviceRevoked,
     ScanRejected,
 )
-from teenpatti.http import hash_key
 
 NOW = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)
 CREDENTIAL = "s3cret-credential"
-DEVICE = Device("scanner-1", "T1", hash_key(CREDENTIAL))
+DEVICE = Device("scanner-1", "T1", credential_hash_of(CREDENTIAL))
 WINDOW = 2.0
 _sequences = itertools.count(1)
 
@@ -206,7 +206,9 @@ def test_a_stream_message_too_large_is_a_413_problem() -> None:
 def change(
     device_id: str = "scanner-1", table_id: str = "T1", kind: ChangeKind = "register"
 ) -> DeviceChange:
-    return DeviceChange(CHANGE_ID, device_id, table_id, kind, hash_key("new"), "supervisor-1")
+    return DeviceChange(
+        CHANGE_ID, device_id, table_id, kind, credential_hash_of("new"), "supervisor-1"
+    )
 
 
 CHANGE_ID = UUID(int=7)
@@ -214,7 +216,7 @@ CHANGE_ID = UUID(int=7)
 
 def test_a_proposal_records_the_change_and_only_the_credentials_fingerprint() -> None:
     event, proposed = propose(
-        CHANGE_ID, None, None, "scanner-1", "T1", hash_key("new"), "supervisor-1"
+        CHANGE_ID, None, None, "scanner-1", "T1", credential_hash_of("new"), "supervisor-1"
     )
     assert proposed == change()
     assert event == DeviceChangeProposed(
@@ -222,18 +224,18 @@ def test_a_proposal_records_the_change_and_only_the_credentials_fingerprint() ->
         device_id="scanner-1",
         table_id="T1",
         kind="register",
-        fingerprint=fingerprint_of(hash_key("new")),
+        fingerprint=fingerprint_of(credential_hash_of("new")),
         actor="supervisor-1",
     )
-    assert hash_key("new") not in event.model_dump_json()
-    assert fingerprint_of(hash_key("new")) == "-".join(
-        hash_key("new")[i : i + 4] for i in (0, 4, 8, 12)
+    assert credential_hash_of("new") not in event.model_dump_json()
+    assert fingerprint_of(credential_hash_of("new")) == "-".join(
+        credential_hash_of("new")[i : i + 4] for i in (0, 4, 8, 12)
     )
 
 
 def test_a_rotation_is_proposed_for_the_devices_own_table() -> None:
     event, proposed = propose(
-        CHANGE_ID, DEVICE, None, "scanner-1", None, hash_key("new"), "supervisor-1"
+        CHANGE_ID, DEVICE, None, "scanner-1", None, credential_hash_of("new"), "supervisor-1"
     )
     assert (event.kind, event.table_id, proposed.kind) == ("rotate", "T1", "rotate")
 
@@ -257,20 +259,26 @@ def test_a_proposal_that_cannot_apply_is_refused(
 ) -> None:
     with pytest.raises(error) as refused:
         propose(
-            CHANGE_ID, device, pending, "scanner-1", table_id, hash_key(credential), "supervisor-1"
+            CHANGE_ID,
+            device,
+            pending,
+            "scanner-1",
+            table_id,
+            credential_hash_of(credential),
+            "supervisor-1",
         )
     assert refused.value.code == code
 
 
 def test_a_change_is_approved_by_another_supervisor_with_the_devices_fingerprint() -> None:
-    fingerprint = fingerprint_of(hash_key("new"))
+    fingerprint = fingerprint_of(credential_hash_of("new"))
     check_approval(change(), "supervisor-2", fingerprint, None)
     check_approval(change(), "supervisor-2", f" {fingerprint.upper().replace('-', '')} ", None)
     with pytest.raises(SameSupervisorError) as same:
         check_approval(change(), "supervisor-1", fingerprint, None)
     assert same.value.code == "same_supervisor"
     with pytest.raises(DeviceConflictError) as mismatch:
-        check_approval(change(), "supervisor-2", fingerprint_of(hash_key("other")), None)
+        check_approval(change(), "supervisor-2", fingerprint_of(credential_hash_of("other")), None)
     assert mismatch.value.code == "fingerprint_mismatch"
     with pytest.raises(DeviceConflictError) as dealing:
         check_approval(change(), "supervisor-2", fingerprint, "T1-000007")
@@ -301,12 +309,12 @@ def test_registering_binds_the_device_with_its_new_credential_and_no_history() -
             ),
         )
     ]
-    assert registered.devices == [Device("scanner-1", "T1", hash_key("new"))]
+    assert registered.devices == [Device("scanner-1", "T1", credential_hash_of("new"))]
     assert registered.devices[0].last_sequence == 0 and registered.devices[0].active
 
 
 def test_registering_a_device_to_a_table_retires_the_tables_other_device() -> None:
-    other = Device("scanner-2", "T1", hash_key("old"), last_sequence=9)
+    other = Device("scanner-2", "T1", credential_hash_of("old"), last_sequence=9)
     registered = register(None, other, change(), "supervisor-2")
     [(owner, retired), (new_owner, new)] = registered.events
     assert (owner, new_owner) == ("scanner-2", "scanner-1")
@@ -333,7 +341,7 @@ def test_rotating_gives_the_new_credential_and_starts_the_sequence_again() -> No
         "supervisor-1",
         "supervisor-2",
     )
-    assert rotated == Device("scanner-1", "T1", hash_key("new"))
+    assert rotated == Device("scanner-1", "T1", credential_hash_of("new"))
     with pytest.raises(DeviceConflictError):
         rotate(replace(DEVICE, active=False), change(kind="rotate"), "supervisor-2")
 

@@ -11,7 +11,8 @@ from uuid import UUID
 
 import pytest
 
-from teenpatti.http import KeyHolder, ProblemError
+from teenpatti.access.holders import KeyHolder
+from teenpatti.http import ProblemError
 from teenpatti.observability.logs import redact
 from teenpatti.seamless import Answered, BadAnswer, NoAnswer, Status
 from wallet_service.domain.seamless import (

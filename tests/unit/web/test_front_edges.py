@@ -61,14 +61,15 @@ def test_what_is_not_the_pages_business_is_refused(raw_path: str, status: int, c
 
 
 class FakeServices:
-    """What the web front sends the services: each request, answered 200."""
+    """What the web front sends the services: each request, answered 200 with `answer`."""
 
     def __init__(self) -> None:
         self.requests: list[httpx.Request] = []
+        self.answer: dict[str, Any] = {"ok": True}
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
         self.requests.append(request)
-        return httpx.Response(200, json={"ok": True})
+        return httpx.Response(200, json=self.answer)
 
 
 @asynccontextmanager

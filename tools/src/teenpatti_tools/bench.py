@@ -1,14 +1,16 @@
 """What the end-to-end benchmarks share: a fresh system to measure, and how figures are kept.
 
 `fresh_system()` starts the four services as processes on the local stack, each with a
-fresh database and a fresh topic prefix, and removes them afterwards. A benchmark returns
-`Figure`s: the measured value, the raw limit measured in the same run, and the goal.
+fresh database and a fresh topic prefix (and says where their logs are), and removes them
+afterwards. A benchmark returns `Figure`s: the measured value, the raw limit measured in the
+same run, and the goal.
 """
 
 from __future__ import annotations
 
 import os
 import statistics
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass
@@ -65,6 +67,7 @@ async def fresh_system(
     async with isolated_system(
         InfrastructureSettings(), label="bench", base_port=base_port, extra_env=extra_env
     ) as system:
+        print(f"   the services' logs: {system.processes.log_dir}/", file=sys.stderr, flush=True)
         yield System(system.processes, system.settings, dict(system.databases))
 
 

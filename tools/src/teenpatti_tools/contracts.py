@@ -5,8 +5,15 @@ them, and tests/unit/test_generated_docs.py fails while the committed ones diffe
   schema comes from its class in the event catalog; the topic each service emits to from its
   declaration (`Service.emits`); what each service receives from the subscriptions its `wire`
   builds. Which events travel on which topic is `PUBLISHED` below, checked against the catalog.
+  Each message has an example record (`teenpatti_tools.event_examples`).
 - `docs/configuration.md`: every `TP_*` setting, from the settings classes: each field's type,
   constraints, default (a secret's never shown) and description (`Field(description=...)`).
+- the Grafana dashboards and the PrometheusRule: `teenpatti_tools.dashboards`,
+  `teenpatti_tools.prometheus_rule`.
+- `docs/life-of-a-round.md`: its table of consumer groups, from the services' subscriptions
+  (`teenpatti_tools.subscriptions_doc`); the rest of that page is written by hand.
+- `docs/events/<EventType>.v<N>.json`: each event's payload schema at its `schema_version`,
+  rewritten only after a backward compatible change (`teenpatti_tools.event_schemas`).
 """
 
 from __future__ import annotations
@@ -21,8 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
-from types import SimpleNamespace
-from typing import Any, cast
+from typing import Any
 
 import yaml
 from pydantic import SecretStr
@@ -30,7 +36,6 @@ from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema, models_json_schema
 from pydantic_core import PydanticUndefined
 from pydantic_settings import BaseSettings
-from redis.asyncio import Redis
 
 from teenpatti.events.catalog import (
     ALL_TOPICS,
@@ -84,12 +89,21 @@ from teenpatti.events.catalog import (
 )
 from teenpatti.events.contracts import Event, EventEnvelope
 from teenpatti.eventsourcing.topics import TYPE_HEADER, VERSION_HEADER
-from teenpatti.kernel import Kernel, Service
+from teenpatti.kernel import Service
 from teenpatti.kernel.subscriptions import handled_types
 from teenpatti.migrations import declared_services
 from teenpatti.settings import InfrastructureSettings
+from teenpatti_tools import acls, dashboards, prometheus_rule
+from teenpatti_tools.event_examples import EventExampleError, message_example
+from teenpatti_tools.event_schemas import IncompatibleSchemaError, event_schemas
 from teenpatti_tools.openapi_specs import openapi_files
 from teenpatti_tools.operator_client import ClientGenerationError, client_files, stale_client_files
+from teenpatti_tools.subscriptions_doc import (
+    LIFE_OF_A_ROUND_PATH,
+    SubscriptionsDocError,
+    life_of_a_round,
+    wiring_of,
+)
 
 ASYNCAPI_PATH = Path("docs/asyncapi.yaml")
 CONFIGURATION_PATH = Path("docs/configuration.md")
@@ -194,18 +208,10 @@ def declared() -> list[DeclaredService]:
 
 
 async def _subscriptions(service: Service[Any]) -> dict[str, frozenset[str] | None]:
-    """What the service's `wire` subscribes to. `wire` only builds the service's parts, so it
-    is called with a kernel that has opened nothing: no pool, no store, and a Redis client
-    that never connects; settings are the defaults, whatever the environment says."""
-    redis: Redis = Redis()
-    kernel = SimpleNamespace(
-        settings=service.settings.model_construct(), pool=None, store=None, redis=redis
-    )
-    try:
-        wiring = await service.wire(cast("Kernel[Any]", kernel))
-    finally:
-        await redis.aclose()
-    return {topic: handled_types(handlers) for topic, handlers in wiring.subscriptions.items()}
+    """What the service's `wire` subscribes to (`wiring_of`: called with a kernel that has
+    opened nothing)."""
+    wiring = await wiring_of(service)
+    return {topic: handled_types(handlers) for topic, handlers in wiring.items()}
 
 
 # ------------------------------------------------------------------------------ AsyncAPI
@@ -241,7 +247,7 @@ def asyncapi_document(services: Sequence[DeclaredService]) -> dict[str, Any]:
         ref_template="#/components/schemas/{model}",
         schema_generator=_Schema,
     )
-    schemas: dict[str, Any] = {"RecordKey": _RECORD_KEY, **definitions["$defs"]}
+    schemas: dict[str, Any] = dict(definitions["$defs"])
     schemas["EventEnvelope"]["properties"]["payload"]["description"] = (
         "The event: each message's schema names its own."
     )
@@ -364,7 +370,9 @@ share a broker; each service's ACLs are PREFIXED on the production names, so the
 every run (docs/decisions/0051-kafka-names-end-with-the-run.md).
 
 An event's schema here is that of its current `schema_version`; a consumer reads older
-versions through the catalog's upcasters.
+versions through the catalog's upcasters. The schema of each event at each version is kept
+in `docs/events/<EventType>.v<N>.json`, and changes at the same version only so that every
+event stored before still reads (a new optional field, a wider enum or bound).
 """
 
 
@@ -463,10 +471,13 @@ def _message(
         },
         "bindings": {
             "kafka": {
-                "key": {"$ref": "#/components/schemas/RecordKey"},
+                # inline: the AsyncAPI 3.0.0 JSON Schema's `oneOf: [Reference, Schema]` for the
+                # key refuses a `$ref`, which is valid under both
+                "key": _RECORD_KEY,
                 "bindingVersion": KAFKA_BINDING_VERSION,
             }
         },
+        "examples": [message_example(event, topic, producer)],
     }
 
 
@@ -731,6 +742,11 @@ def generated(services: Sequence[DeclaredService] | None = None) -> dict[Path, s
     files = {
         ASYNCAPI_PATH: asyncapi_yaml(services),
         CONFIGURATION_PATH: configuration_markdown(services),
+        **dashboards.generated(),
+        **prometheus_rule.generated(),
+        LIFE_OF_A_ROUND_PATH: life_of_a_round(services),
+        **event_schemas(registry.event_types.values()),
+        **acls.generated(services),
     }
     files |= openapi_files()  # docs/openapi/<service>.json
     files |= client_files(files)  # the operator client, from those documents
@@ -740,8 +756,10 @@ def generated(services: Sequence[DeclaredService] | None = None) -> dict[Path, s
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m teenpatti_tools.contracts",
-        description="Rewrite docs/asyncapi.yaml (the Kafka topics) and docs/configuration.md"
-        " (the TP_* settings) from the event catalog, the services and the settings classes.",
+        description="Rewrite docs/asyncapi.yaml (the Kafka topics), docs/configuration.md"
+        " (the TP_* settings), docs/life-of-a-round.md's table of consumer groups and"
+        " docs/events/ (each event's schema) from the event catalog, the services and the"
+        " settings classes.",
     )
     parser.add_argument(
         "--root", type=Path, default=Path.cwd(), help="the repository (default: here)"
@@ -755,7 +773,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"{root} has no docs/: run it from the repository's root, or give --root")
     try:
         files = generated()
-    except (ContractsError, ClientGenerationError) as error:
+    except (
+        ContractsError,
+        SubscriptionsDocError,
+        EventExampleError,
+        IncompatibleSchemaError,
+        ClientGenerationError,
+    ) as error:
         print(f"contracts: {error}", file=sys.stderr)
         return 2
     changed = [

@@ -43,8 +43,8 @@ import asyncpg
 from aiokafka.admin import AIOKafkaAdminClient
 
 from teenpatti.events.catalog import ALL_TOPICS
-from teenpatti.migrations import declared_services, migrate_service
-from teenpatti.observability.logs import configure_logging
+from teenpatti.kernel.migrate import migrate_service
+from teenpatti.migrations import declared_services
 from teenpatti.seamless.hub88 import to_protocol
 from teenpatti.seamless.signing import write_key_pair
 from teenpatti.settings import ADMIN, DEVELOPMENT, DEVELOPMENT_API_KEYS, InfrastructureSettings
@@ -59,6 +59,7 @@ from teenpatti_tools.simulator import (
     Studio,
     money,
 )
+from teenpatti_tools.terminal import tool_logging
 
 # make run's seamless operator, whose wallet server is the reference operator; operator-2
 # stays on the transfer wallet (decision 0070)
@@ -167,12 +168,12 @@ class ServiceProcesses:
     ) -> None:
         self.services = running
         self._env = {**os.environ, **(env or {})}
-        self._log_dir = log_dir
+        self.log_dir = log_dir  # each instance's stdout and stderr: <log_dir>/<name>.log
         self.processes: dict[str, asyncio.subprocess.Process] = {}
 
     async def start(self, service: Service) -> None:
-        self._log_dir.mkdir(parents=True, exist_ok=True)
-        log = (self._log_dir / f"{service.name}.log").open("ab")
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        log = (self.log_dir / f"{service.name}.log").open("ab")
         self.processes[service.name] = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
@@ -198,7 +199,7 @@ class ServiceProcesses:
             if process.returncode is not None:
                 raise RuntimeError(
                     f"{service.name} exited with status {process.returncode};"
-                    f" read {self._log_dir / (service.name + '.log')}"
+                    f" read {self.log_dir / (service.name + '.log')}"
                 )
             if time.monotonic() > deadline:
                 raise RuntimeError(f"{service.name} did not answer {service.url}/health")
@@ -506,6 +507,35 @@ async def _scraped(targets: PrometheusTargets, running: tuple[Service, ...]) -> 
         targets.clear()
 
 
+# the Grafana dashboards, one JSON file each, over the metrics Prometheus scrapes
+DASHBOARDS = Path("deploy/grafana/dashboards")
+
+
+def where_to_look(
+    running: tuple[Service, ...],
+    *,
+    prometheus: str,
+    log_dir: Path,
+    dashboards: Path = DASHBOARDS,
+) -> list[str]:
+    """What `make run` prints once the services answer: each instance's address, metrics and
+    API docs, the Prometheus that scrapes them, the dashboards' files and the logs."""
+    lines = [
+        f"  {service.name:>15}: {service.url}  (metrics {service.url}/metrics,"
+        f" API docs {service.url}/docs)"
+        for service in running
+    ]
+    return [
+        *lines,
+        f"  {'prometheus':>15}: {prometheus}  (scrapes every /metrics above; alerts"
+        f" {prometheus}/classic/alerts, targets {prometheus}/classic/targets)",
+        f"  {'dashboards':>15}: {dashboards}/*.json  (Grafana's JSON: import them into a Grafana"
+        f" with {prometheus} as its Prometheus data source)",
+        f"  {'logs':>15}: {log_dir}/<service>.log  (one per instance; the stack's beside them:"
+        " postgres.log, kafka.log, redis.log, prometheus.log)",
+    ]
+
+
 _CALLS = (
     "SELECT kind, transaction_uuid, reference_transaction_uuid, amount, status, player_id,"
     " round_id, round_closed, win_per"
@@ -656,6 +686,7 @@ async def seamless_check(
 
 
 async def simulate(args: argparse.Namespace, stop: asyncio.Event) -> int:
+    tool_logging("devrun")  # the services' logs are in files (where_to_look)
     settings = InfrastructureSettings()
     running = services(args.base_port, args.instances)
     front = web_front(args.base_port)
@@ -670,8 +701,6 @@ async def simulate(args: argparse.Namespace, stop: asyncio.Event) -> int:
     wallet = declared_services()["wallet"]()
     wallet_settings = wallet.settings().as_principal(ADMIN)  # read as the admin
     wallet_dsn = wallet_settings.postgres_dsn(str(wallet.database(wallet_settings)))
-    # loading the service set up its logging: this process's own lines are warnings only
-    configure_logging(service="devrun", level="WARNING", fmt="text")
     async with (
         seamless_operator(folder, port=args.base_port + 100, database=OPERATOR_DATABASE) as (
             operator,
@@ -690,8 +719,7 @@ async def simulate(args: argparse.Namespace, stop: asyncio.Event) -> int:
         _scraped(prometheus, running),
     ):
         await processes.start(front)  # stopped with the services
-        for service in running:
-            print(f"  {service.name:>15}: {service.url}  (API docs {service.url}/docs)")
+        print("\n".join(where_to_look(running, prometheus=prometheus.url, log_dir=log_dir)))
         print(f"  {'web front':>15}: {front.url}  (the pages; rules {front.url}/rules/en)")
         login = (
             f"; log in with the development supervisor key {DEVELOPMENT_SUPERVISOR_KEY}"
@@ -711,12 +739,7 @@ async def simulate(args: argparse.Namespace, stop: asyncio.Event) -> int:
         )
         print(
             f"  stack: Postgres :{settings.pg_port}, Kafka {settings.kafka_servers},"
-            f" Redis :{settings.redis_port}",
-            flush=True,
-        )
-        print(
-            f"  prometheus: {prometheus.url}  (alerts {prometheus.url}/classic/alerts, targets"
-            f" {prometheus.url}/classic/targets; each service's metrics at <url>/metrics)\n",
+            f" Redis :{settings.redis_port}\n",
             flush=True,
         )
         studio = Studio(

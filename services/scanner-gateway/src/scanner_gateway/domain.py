@@ -8,6 +8,7 @@ stored, so garbage cannot bloat or break the store.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import json
 import re
@@ -31,7 +32,6 @@ from teenpatti.events.catalog import (
     DeviceRevoked,
     ScanRejected,
 )
-from teenpatti.http import hash_key
 
 MAX_READ_CHARS = 32  # a card read is a few characters; anything longer is not a card
 MAX_BODY_BYTES = 4096  # a read request or stream message; larger is refused (413)
@@ -201,10 +201,16 @@ class Device:
     last_sequence: int = 0  # the highest sequence accepted since the credential was issued
 
 
+def credential_hash_of(credential: str) -> str:
+    """What the gateway keeps of a device's credential, and a supervisor's proposal carries:
+    its SHA-256, in hex (the device keeps the credential itself: decision 0085)."""
+    return hashlib.sha256(credential.encode()).hexdigest()
+
+
 def credential_matches(credential: str | None, credential_hash: str) -> bool:
     if not credential:
         return False
-    return hmac.compare_digest(hash_key(credential), credential_hash)
+    return hmac.compare_digest(credential_hash_of(credential), credential_hash)
 
 
 # ------------------------------------------------------------------------- device changes

@@ -32,7 +32,8 @@ from scanner_gateway.domain import (
     parse_stream_message,
 )
 from scanner_gateway.handlers import Answer, Gateway
-from teenpatti.http import KeyHolder, ProblemError, problem_response
+from teenpatti.access.holders import KeyHolder
+from teenpatti.http import ProblemError, problem_response
 from teenpatti.kernel.dependencies import Supervisor, SupervisorOrDealer, provide, provide_ws
 
 router = APIRouter()

@@ -11,8 +11,9 @@ import asyncpg
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
+from teenpatti.access.holders import KeyHolder
 from teenpatti.events.catalog import CurrencyTotals, ResolutionAction, ReversalTotals
-from teenpatti.http import KeyHolder, ProblemError
+from teenpatti.http import ProblemError
 from teenpatti.kernel.dependencies import Operator, Pool, Supervisor, provide
 
 from .adapters.postgres import (

@@ -108,5 +108,6 @@ SERVICE = Service(
 
 create_app = SERVICE.create_app
 
-
-app = create_app()
+# `app` (uvicorn's `<package>.app:app`) is built when first asked for: importing this module
+# for SERVICE sets up no service's logging in the importing process
+__getattr__ = SERVICE.app_on_demand()

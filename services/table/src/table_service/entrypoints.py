@@ -19,9 +19,10 @@ from redis.exceptions import RedisError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from teenpatti.access import AccessUnavailableError
+from teenpatti.access.holders import KeyHolder, record_refusal
 from teenpatti.events.catalog import ResultVoidRequested, RoundVoided, registry
 from teenpatti.events.contracts import EventContractError
-from teenpatti.http import KeyHolder, ProblemError, record_refusal
+from teenpatti.http import ProblemError
 from teenpatti.kernel.dependencies import (
     Supervisor,
     SupervisorOrDealer,

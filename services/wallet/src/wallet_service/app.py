@@ -25,7 +25,7 @@ from teenpatti.events.catalog import (
 )
 from teenpatti.kernel import Consumption, Kernel, Refusal, Service, Wiring
 from teenpatti.migrations import MigrationSet
-from teenpatti.observability.metrics import SEAMLESS_OWED_CALL_AGE, SEAMLESS_OWED_CALLS
+from teenpatti.observability.metrics import OPERATOR_OWED_CALL_AGE, OPERATOR_OWED_CALLS
 
 from .adapters.corrections import correction_problems
 from .config import WalletSettings
@@ -80,8 +80,8 @@ async def wire(kernel: Kernel[WalletSettings]) -> Wiring:
             "corrections": correction_problems,
         },
         gauges={
-            SEAMLESS_OWED_CALLS: lambda: owed_call_gauges(kernel.pool),
-            SEAMLESS_OWED_CALL_AGE: lambda: owed_call_age_gauges(kernel.pool),
+            OPERATOR_OWED_CALLS: lambda: owed_call_gauges(kernel.pool),
+            OPERATOR_OWED_CALL_AGE: lambda: owed_call_age_gauges(kernel.pool),
         },
         on_stop=[wallet.operators.close],
     )
@@ -103,5 +103,6 @@ SERVICE = Service(
 
 create_app = SERVICE.create_app
 
-
-app = create_app()
+# `app` (uvicorn's `<package>.app:app`) is built when first asked for: importing this module
+# for SERVICE sets up no service's logging in the importing process
+__getattr__ = SERVICE.app_on_demand()

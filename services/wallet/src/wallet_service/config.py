@@ -1,8 +1,13 @@
 """The wallet's own settings, read once from `TP_*` environment variables."""
 
+import ipaddress
+from urllib.parse import urlsplit
+
 from pydantic import Field
 
-from teenpatti.settings import InfrastructureSettings
+from teenpatti.settings import PLACEHOLDER, InfrastructureSettings
+
+_URL = r"^https?://[^/?#\s]+(/[^?#\s]*)?$"
 
 
 class WalletSettings(InfrastructureSettings):
@@ -60,8 +65,12 @@ class WalletSettings(InfrastructureSettings):
     )
     player_view_url: str = Field(
         default="http://localhost:8103",
+        pattern=_URL,
         description="The base URL of the player view that launch URLs point to"
-        " (`<base>/play/<table>?ticket=...&lang=...`).",
+        " (`<base>/play/<table>?ticket=...&lang=...`): the web front as players' browsers"
+        " reach it. Outside development (`TP_ENV`) the wallet refuses to start unless it is an"
+        " `https://` URL whose host is neither `localhost` nor a loopback or unspecified"
+        " address: a launch URL carries the player's single-use ticket.",
     )
     seamless_signing_key_file: str = Field(
         default="",
@@ -130,3 +139,34 @@ class WalletSettings(InfrastructureSettings):
         description="After this many untrustworthy answers (unsigned, wrong signature,"
         " malformed...) to one owed win or rollback, it is `failed`: a problem for a person.",
     )
+
+    def development_settings(self) -> list[str]:
+        found = super().development_settings()
+        why = unreachable_player_view(self.player_view_url)
+        if why is not None:
+            unset = "" if "player_view_url" in self.model_fields_set else " (not set: its default)"
+            found.append(f"TP_PLAYER_VIEW_URL is {self.player_view_url}{unset}: {why}")
+        return found
+
+
+def unreachable_player_view(url: str) -> str | None:
+    """Why players' browsers may not be sent to `url` outside development, or None: a launch
+    URL carries a ticket that opens the player's session, so only over TLS, to a host that is
+    not the player's own machine."""
+    parts = urlsplit(url)
+    if parts.scheme != "https":
+        return "not https, so the launch ticket would travel in the clear"
+    host = (parts.hostname or "").rstrip(".")
+    if host == "localhost" or host.endswith(".localhost"):
+        return "localhost is each player's own machine"
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        address = None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    if address is not None and (address.is_loopback or address.is_unspecified):
+        return f"{host} is a loopback or unspecified address, each player's own machine"
+    if host.startswith(PLACEHOLDER):
+        return "still the placeholder of deploy/docker/.env.example"
+    return None

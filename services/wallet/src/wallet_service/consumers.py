@@ -80,6 +80,7 @@ class WalletConsumers:
     async def round_opened(
         self, connection: asyncpg.Connection, received: list[Received[RoundOpened]]
     ) -> None:
+        """Each round opened: its row, open for slips, with its limits and pay table."""
         for event in (r.event for r in received):
             await db.insert_round(
                 connection,
@@ -98,6 +99,7 @@ class WalletConsumers:
     async def betting_closed(
         self, connection: asyncpg.Connection, received: list[Received[BettingClosed]]
     ) -> None:
+        """Each round's betting closed: its book sealed (`BetBookClosed`, decision 0036)."""
         for r in received:
             event, envelope = r.event, r.envelope
             await self._seal(connection, envelope, event.round_id, event.table_id, event.closed_at)
@@ -105,6 +107,8 @@ class WalletConsumers:
     async def round_cancelled(
         self, connection: asyncpg.Connection, received: list[Received[RoundCancelled]]
     ) -> None:
+        """Each round cancelled: its book sealed if still open, the round marked cancelled
+        with its reason."""
         for r in received:
             event, envelope = r.event, r.envelope
             status = await self._seal(
@@ -122,6 +126,8 @@ class WalletConsumers:
     async def round_closed(
         self, connection: asyncpg.Connection, received: list[Received[RoundClosed]]
     ) -> None:
+        """Each round's result: its book sealed if still open (a round closed before its
+        betting closed), its cards, winner and hands on the row; the first result stands."""
         for r in received:
             event, envelope = r.event, r.envelope
             status = await self._seal(
@@ -178,12 +184,14 @@ class WalletConsumers:
     async def round_paused(
         self, connection: asyncpg.Connection, received: list[Received[RoundPaused]]
     ) -> None:
+        """Each round paused: it takes no slips until resumed."""
         for r in received:
             await db.update_round(connection, r.event.round_id, paused=True)
 
     async def round_resumed(
         self, connection: asyncpg.Connection, received: list[Received[RoundResumed]]
     ) -> None:
+        """Each round resumed: it takes slips again, until its new close when it has one."""
         for event in (r.event for r in received):
             if event.betting_closes_at is not None:
                 await db.update_round(

@@ -310,7 +310,7 @@ def _call_problem(row: asyncpg.Record) -> Problem:
 
 
 async def owed_call_gauges(pool: asyncpg.Pool) -> dict[tuple[str, ...], float]:
-    """`teenpatti_seamless_owed_calls{operator, state}`: pending, overdue, failed."""
+    """`teenpatti_operator_owed_calls{operator, state}`: pending, overdue, failed."""
     async with pool.acquire() as connection:
         rows = await calls.owed_call_counts(connection)
     return {
@@ -321,10 +321,16 @@ async def owed_call_gauges(pool: asyncpg.Pool) -> dict[tuple[str, ...], float]:
 
 
 async def owed_call_age_gauges(pool: asyncpg.Pool) -> dict[tuple[str, ...], float]:
-    """`teenpatti_seamless_owed_call_age_seconds{operator}`: the oldest not yet RS_OK."""
+    """`teenpatti_operator_owed_call_oldest_age_seconds{operator, state}`: the oldest pending
+    and the oldest failed; no series for a state with none."""
     async with pool.acquire() as connection:
         rows = await calls.owed_call_counts(connection)
-    return {(row["operator_id"],): float(row["oldest_seconds"]) for row in rows}
+    return {
+        (row["operator_id"], state): float(row[f"oldest_{state}_seconds"])
+        for row in rows
+        for state in ("pending", "failed")
+        if row[f"oldest_{state}_seconds"] is not None
+    }
 
 
 async def _pause(stopping: asyncio.Event, seconds: float) -> None:

@@ -10,7 +10,8 @@ from uuid import UUID
 
 from fastapi import Depends, Header, Request
 
-from teenpatti.http import KeyHolder, ProblemError, refusal
+from teenpatti.access.holders import KeyHolder, refusal
+from teenpatti.http import ProblemError
 from teenpatti.kernel.dependencies import ApiKeyHeader, authenticate, provide
 
 from .domain.sessions import PlayerSession, SessionMismatchError

@@ -11,8 +11,9 @@ from uuid import UUID
 from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
+from teenpatti.access.holders import refusal
 from teenpatti.currencies import CurrencyCode
-from teenpatti.http import ProblemError, refusal
+from teenpatti.http import ProblemError
 from teenpatti.kernel.dependencies import Operator
 from teenpatti.seamless import BalanceCall
 

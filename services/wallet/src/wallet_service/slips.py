@@ -22,6 +22,7 @@ import asyncpg
 
 from teenpatti.events.catalog import BetsPlaced
 from teenpatti.eventsourcing import AsyncpgEventStore
+from teenpatti.observability.metrics import SLIPS_REFUSED
 from teenpatti.seamless import Answered, BetCall, CallOutcome, OperatorConfig
 
 from .adapters import postgres as db
@@ -100,13 +101,18 @@ class Slips:
 
     async def place(self, operator_id: str, idempotency_key: str, slip: Slip) -> dict[str, Any]:
         """The whole slip or nothing. The answer (acceptance or refusal) is stored under the
-        key, except `unknown_round`: the wallet may not have heard of a new round yet."""
-        config = await self._operators.configs.get(operator_id)
-        if config.seamless:
-            return await self._place_seamless(config, idempotency_key, slip)
-        return await db.in_commit_order(
-            lambda: self._place_transfer(operator_id, idempotency_key, slip)
-        )
+        key, except `unknown_round`: the wallet may not have heard of a new round yet. Every
+        refusal, of either mode, is counted here (`teenpatti_wallet_slips_refused_total`)."""
+        try:
+            config = await self._operators.configs.get(operator_id)
+            if config.seamless:
+                return await self._place_seamless(config, idempotency_key, slip)
+            return await db.in_commit_order(
+                lambda: self._place_transfer(operator_id, idempotency_key, slip)
+            )
+        except WalletError as refusal:
+            SLIPS_REFUSED.labels(operator_id, refusal.code).inc()
+            raise
 
     # -------------------------------------------------------------------- both modes
     async def _open(

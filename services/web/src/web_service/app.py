@@ -23,6 +23,7 @@ from starlette.middleware import Middleware
 from teenpatti.http import ProblemError, install_problem_handlers, operation_id
 from teenpatti.kernel.edges import BodyLimitMiddleware
 from teenpatti.observability.logs import RequestLogContext, setup_logging
+from teenpatti.observability.tracing import flush_traces, setup_tracing
 from teenpatti.settings import InfrastructureSettings
 
 from . import callers, console, demo, forwarding, pages, play
@@ -57,12 +58,15 @@ def create_app(
         setup_logging(infrastructure, NAME)  # again: uvicorn configured its loggers since
         # before it answers anything, as every service does (decision 0049)
         settings.refuse_default_secrets(infrastructure.env)
+        # with TP_OTLP_ENDPOINT: the calls to the services as client spans of the caller's trace
+        setup_tracing(infrastructure, NAME)
         app.state.upstreams = Upstreams.open(settings)
         try:
             yield
         finally:
             parts, app.state.upstreams = app.state.upstreams, None
             await parts.close()
+            await flush_traces()
 
     setup_logging(infrastructure, NAME)
     app = FastAPI(

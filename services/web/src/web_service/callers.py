@@ -12,6 +12,9 @@ web front's address and key, and every other player's slip would be refused. So:
   the web front counts the player, not the web front, per address and, for the web front's
   own key, per key and address.
 (docs/decisions/0087-limits-at-the-web-front.md)
+Every such call also carries the request's `X-Correlation-Id` (the caller's, or the one the
+web front made; the answer names it too) and its W3C trace context (`traceparent`): one
+request is followed through the services' logs and traces (`passed_on`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from teenpatti.kernel.edges import Rate, RateLimitMiddleware
 from teenpatti.kernel.proxies import TrustedProxies, client_address
+from teenpatti.observability.logs import current_correlation_id
+from teenpatti.observability.tracing import IncomingTraceContext, inject_context
 
 from .config import WebSettings
 
@@ -35,6 +40,18 @@ def forwarded_for() -> dict[str, str]:
     """The header that tells a service whom the web front calls for: none outside a request."""
     client = _CLIENT.get()
     return {} if client is None else {"X-Forwarded-For": client}
+
+
+def passed_on() -> dict[str, str]:
+    """The headers every call to a service made for a request carries: the client
+    (`X-Forwarded-For`), the request's `X-Correlation-Id` and its trace context
+    (`traceparent`, `tracestate`); none outside a request."""
+    headers = forwarded_for()
+    correlation_id = current_correlation_id()
+    if correlation_id is not None:
+        headers["X-Correlation-Id"] = correlation_id
+    inject_context(headers)
+    return headers
 
 
 class ClientAddressMiddleware:
@@ -56,9 +73,13 @@ class ClientAddressMiddleware:
 
 
 def edges(settings: WebSettings, env: str) -> list[Middleware]:
-    """The client address, then the web front's own limits (where on)."""
+    """The caller's trace context and the client address, then the web front's own limits
+    (where on)."""
     proxies = TrustedProxies.parse(settings.trusted_proxies)
-    found = [Middleware(ClientAddressMiddleware, trusted_proxies=proxies)]
+    found = [
+        Middleware(IncomingTraceContext),
+        Middleware(ClientAddressMiddleware, trusted_proxies=proxies),
+    ]
     if settings.rate_limited(env):
         found.append(
             Middleware(

@@ -25,7 +25,7 @@ from starlette.websockets import WebSocketState
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-from .callers import forwarded_for
+from .callers import passed_on
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +87,7 @@ async def relay(
     try:
         upstream = await connect(
             url,
-            additional_headers={**headers, **forwarded_for()},
+            additional_headers={**headers, **passed_on()},
             open_timeout=OPEN_UPSTREAM_SECONDS,
         )
     except (OSError, InvalidHandshake, TimeoutError) as error:

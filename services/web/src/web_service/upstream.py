@@ -1,7 +1,8 @@
 """The four services the web front talks to: one HTTP client for all of them, their base URLs
 by the names the pages use (`table`, `wallet`, `settlement`, `scanner`), and the one answer
 when a service cannot be reached (502 `upstream_unavailable`, naming it). Every call names
-the client it is made for (`X-Forwarded-For`, `callers.forwarded_for`)."""
+the client it is made for (`X-Forwarded-For`), the request's `X-Correlation-Id` and its trace
+context (`traceparent`): `callers.passed_on`."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from starlette.requests import HTTPConnection
 
 from teenpatti.http import ProblemError
 
-from .callers import forwarded_for
+from .callers import passed_on
 from .config import WebSettings
 
 SERVICES = ("table", "wallet", "settlement", "scanner")
@@ -74,9 +75,10 @@ class Upstreams:
         headers: Mapping[str, str] | None = None,
         **options: Any,
     ) -> httpx.Response:
-        """`method path` on `service`, naming the client it is made for
-        (`X-Forwarded-For`); UpstreamUnavailableError if it does not answer."""
-        sent = {**(headers or {}), **forwarded_for()}
+        """`method path` on `service`, naming the client it is made for, the request's
+        correlation id and trace (`callers.passed_on`); UpstreamUnavailableError if it does
+        not answer."""
+        sent = {**(headers or {}), **passed_on()}
         try:
             return await self.http.request(method, self.url(service, path), headers=sent, **options)
         except httpx.HTTPError:

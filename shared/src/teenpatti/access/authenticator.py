@@ -3,7 +3,7 @@
 revocation takes effect within `TP_ACCESS_CACHE_SECONDS` without a restart (an expiry takes
 effect at once: the cached row, or the configured entry, carries it). A connection that
 stays open (a feed) asks again (`recheck`). Every refusal is logged and counted
-(`teenpatti.http.refusal`)."""
+(`teenpatti.access.holders.refusal`)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Protocol
 
+from teenpatti.access.holders import KeyHolder, record_refusal, refusal
 from teenpatti.access.keys import AccessKey, parse_key
-from teenpatti.http import KeyHolder, ProblemError, record_refusal, refusal
+from teenpatti.http import ProblemError
 
 log = logging.getLogger(__name__)
 

@@ -18,8 +18,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from teenpatti.access.holders import ApiKeys, KeyHolder
 from teenpatti.access.keys import InvalidKeySpecError
-from teenpatti.http import ApiKeys, KeyHolder
 
 log = logging.getLogger(__name__)
 

@@ -37,6 +37,11 @@ _DURATION = re.compile(r"^(\d{1,6})([mhdw])\Z")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 
+def hash_key(key: str) -> str:
+    """The SHA-256 of a key, as kept: a configured key's, a device credential's."""
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
 class InvalidKeySpecError(ValueError):
     """A key's holder, role, tables or expiry that cannot be issued; the message says why."""
 

@@ -11,7 +11,8 @@ import asyncpg
 from fastapi import Depends, Header, Request, WebSocket
 
 from teenpatti.access.authenticator import Authenticator
-from teenpatti.http import KeyHolder, ProblemError
+from teenpatti.access.holders import KeyHolder
+from teenpatti.http import ProblemError
 
 T = TypeVar("T")
 

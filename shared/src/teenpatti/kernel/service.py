@@ -85,7 +85,7 @@ from teenpatti.observability.metrics import (
     ScrapedGauges,
     exposition,
 )
-from teenpatti.observability.tracing import flush_traces, setup_tracing
+from teenpatti.observability.tracing import IncomingTraceContext, flush_traces, setup_tracing
 from teenpatti.settings import DEVELOPMENT, InfrastructureSettings, development_keys
 
 log = logging.getLogger(__name__)
@@ -178,6 +178,7 @@ class Kernel(Generic[S]):
         settings = self.settings
         # before anything connects
         settings.refuse_default_secrets(redis=self.service.redis is not None)
+        settings.refuse_development_settings()
         setup_tracing(settings, self.service.name)
         self._pool = await asyncpg.create_pool(
             settings.postgres_dsn(self.service.database(settings)),
@@ -439,6 +440,8 @@ class Service(Generic[S]):
             middleware=[
                 Middleware(HttpMetricsMiddleware),
                 Middleware(RequestLogContext, service=self.name),
+                # the caller's trace goes on in what the request appends, recorded or not
+                Middleware(IncomingTraceContext),
                 *_edges(settings, self.body_limit_exempt),
                 *self.middleware,
             ],
@@ -466,6 +469,22 @@ class Service(Generic[S]):
         for router in self.routers:
             app.include_router(router)
         return app
+
+    def app_on_demand(self) -> Callable[[str], FastAPI]:
+        """The `__getattr__` of the service's `app` module: its `app` (uvicorn's
+        `<package>.app:app`) is built when first asked for, once. Importing the module for
+        its declaration (`teenpatti migrate`, `make run`, `make chaos`, `make bench`) builds
+        no app, so the process's logging stays its own, not the service's."""
+        built: list[FastAPI] = []
+
+        def module_attribute(name: str) -> FastAPI:
+            if name != "app":
+                raise AttributeError(f"module of the {self.name} service has no attribute {name!r}")
+            if not built:
+                built.append(self.create_app())
+            return built[0]
+
+        return module_attribute
 
 
 def configured_keys(settings: InfrastructureSettings) -> ConfiguredKeys:

@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
-    from starlette.types import ASGIApp, Receive, Scope, Send
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
     from teenpatti.settings import InfrastructureSettings
 
@@ -299,7 +299,8 @@ _CORRELATION = re.compile(r"^[A-Za-z0-9._:-]{1,100}$")
 class RequestLogContext:
     """ASGI middleware: what is logged while serving a request or a WebSocket names the
     service and the request's correlation id (the caller's `X-Correlation-Id`, else a
-    new one); the lifespan's lines (and its tasks') name the service."""
+    new one), which the response carries back as `X-Correlation-Id`; the lifespan's lines
+    (and its tasks') name the service."""
 
     def __init__(self, app: ASGIApp, service: str) -> None:
         self.app = app
@@ -310,8 +311,26 @@ class RequestLogContext:
             with log_context(service=self.service):
                 await self.app(scope, receive, send)
             return
-        with log_context(service=self.service, correlation_id=_correlation_id(scope)):
-            await self.app(scope, receive, send)
+        correlation_id = _correlation_id(scope)
+
+        async def send_with_id(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [
+                    (name, value)
+                    for name, value in message.get("headers", [])
+                    if bytes(name).lower() != _CORRELATION_HEADER
+                ]
+                headers.append((_CORRELATION_HEADER, correlation_id.encode("latin-1")))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        with log_context(service=self.service, correlation_id=correlation_id):
+            await self.app(scope, receive, send_with_id)
+
+
+def current_correlation_id() -> str | None:
+    """The correlation id of the request or event being handled, if any."""
+    return _context.get().get("correlation_id")
 
 
 def _correlation_id(scope: Scope) -> str:

@@ -154,6 +154,44 @@ ROUND_CLOSED_TO_PAID = Histogram(
     buckets=_LATENCY_BUCKETS,
 )
 
+# ------------------------------------------------------------------------------ operators' wallets
+# An operator's wallet answers in milliseconds when well, in seconds when not: 5 ms to 10 s.
+_OPERATOR_CALL_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+OPERATOR_CALLS = Counter(
+    "teenpatti_operator_calls_total",
+    "Attempts of calls to a seamless operator's wallet, by operator, call (balance, bet, win,"
+    " rollback) and outcome: the answer's status (RS_OK, RS_ERROR_...), or timeout, no_answer"
+    " (no connection, an HTTP status other than 200, an answer cut off) or bad_answer.",
+    ["operator", "call", "outcome"],
+)
+OPERATOR_CALL_SECONDS = Histogram(
+    "teenpatti_operator_call_duration_seconds",
+    "How long attempts of calls to a seamless operator's wallet took, signing to the answer"
+    " read (a timeout: the operator's timeout_seconds), by operator and call.",
+    ["operator", "call"],
+    buckets=_OPERATOR_CALL_BUCKETS,
+)
+OPERATOR_CALL_TIMEOUTS = Counter(
+    "teenpatti_operator_call_timeouts_total",
+    "Attempts of calls to a seamless operator's wallet not answered within the operator's"
+    " timeout_seconds, by operator and call.",
+    ["operator", "call"],
+)
+OPERATOR_BAD_ANSWERS = Counter(
+    "teenpatti_operator_bad_answers_total",
+    "Answers of a seamless operator's wallet that cannot be trusted or understood, by"
+    " operator and reason (teenpatti.seamless.calls.BAD_ANSWER_REASONS: oversized, unsigned,"
+    " wrong_signature, malformed, unknown_status, wrong_request_uuid, wrong_user,"
+    " other_currency, negative_balance, absurd_balance).",
+    ["operator", "reason"],
+)
+SLIPS_REFUSED = Counter(
+    "teenpatti_wallet_slips_refused_total",
+    "Slips refused (transfer and seamless), by operator and refusal code (docs/services.md,"
+    " Refusal codes); a refusal answered again from its Idempotency-Key counts again.",
+    ["operator", "code"],
+)
+
 # ------------------------------------------------------------------------------ API keys
 AUTH_FAILURES = Counter(
     "teenpatti_auth_failures_total",
@@ -217,19 +255,19 @@ SETTLEMENT_HELD_ROUNDS = GaugeFamily(
     " /problems), by kind of problem.",
     ("kind",),
 )
-SEAMLESS_OWED_CALLS = GaugeFamily(
-    "teenpatti_seamless_owed_calls",
+OPERATOR_OWED_CALLS = GaugeFamily(
+    "teenpatti_operator_owed_calls",
     "Wins and rollbacks owed to a seamless operator and not yet answered RS_OK, by operator"
     " and state: pending (still retried), overdue (pending past the operator's timeout and"
     " backoff; counted in pending too), failed (retrying cannot deliver it: a person resends"
     " it). Read from the wallet database.",
     ("operator", "state"),
 )
-SEAMLESS_OWED_CALL_AGE = GaugeFamily(
-    "teenpatti_seamless_owed_call_age_seconds",
+OPERATOR_OWED_CALL_AGE = GaugeFamily(
+    "teenpatti_operator_owed_call_oldest_age_seconds",
     "The age of the oldest win or rollback owed to a seamless operator and not yet answered"
-    " RS_OK (pending or failed), by operator; absent when none is.",
-    ("operator",),
+    " RS_OK, by operator and state (pending, failed); absent when none is.",
+    ("operator", "state"),
 )
 DB_POOL_CONNECTIONS = GaugeFamily(
     "teenpatti_db_pool_connections",

@@ -7,29 +7,38 @@ travels with the event: `append` stores the current span's `traceparent` beside 
 sends it as the record's `traceparent` header, and the consumer handles a batch in a span
 that continues it (`consuming`): the child of the records' span when they all come from one
 trace, else a new trace linked to each. So one scan's trace spans the gateway's request,
-the table's dealing, the settlement and the wallet's payment.
+the table's dealing, the settlement and the wallet's payment. The `traceparent` is written and
+read by OpenTelemetry's W3C propagator, never by hand.
 docs/decisions/0047-trace-context-with-the-event.md
 
-`setup_tracing` records and exports spans only with `TP_OTLP_ENDPOINT`. Without, the API's
-no-op tracer stands in: nothing is recorded, and a context that arrives is still passed on.
+`setup_tracing` records and exports spans only with `TP_OTLP_ENDPOINT`, and then also the
+client spans OpenTelemetry's maintained instrumentations make (`instrument_clients`): each
+HTTP call (an operator's wallet, the web front's calls to the services), each Postgres
+statement, Redis command and Kafka send or poll, in the trace of the request or event they
+serve. A client span with no trace to join (a relay's or a consumer's polling) is not
+recorded (`teenpatti.observability.sampling`). Without an endpoint, the API's no-op tracer
+stands in: nothing is recorded, and a context that arrives is still passed on.
+docs/decisions/0092-client-spans-and-the-w3c-propagator.md
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from opentelemetry import context as otel_context
-from opentelemetry import trace
-from opentelemetry.trace import Link, NonRecordingSpan, SpanContext, SpanKind, TraceFlags
+from opentelemetry import propagate, trace
+from opentelemetry.trace import Link, NonRecordingSpan, SpanContext, SpanKind
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
 from teenpatti.observability.logs import instance_name
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
+    from starlette.types import ASGIApp, Receive, Scope, Send
 
     from teenpatti.settings import InfrastructureSettings
 
@@ -40,28 +49,64 @@ _tracer = trace.get_tracer("teenpatti")
 _provider: TracerProvider | None = None
 
 
+# the W3C Trace Context format, for the store's column and the Kafka records' header: only
+# `traceparent` travels with an event (the global propagator also carries HTTP's baggage)
+_W3C = TraceContextTextMapPropagator()
+
+
 def current_traceparent() -> str | None:
     """The current span as a W3C `traceparent` value (None: no trace is going on)."""
-    span = trace.get_current_span().get_span_context()
-    if not span.is_valid:
-        return None
-    return f"00-{span.trace_id:032x}-{span.span_id:016x}-{int(span.trace_flags):02x}"
+    carrier: dict[str, str] = {}
+    _W3C.inject(carrier)
+    return carrier.get(TRACEPARENT)
 
 
 def parse_traceparent(value: bytes | str | None) -> SpanContext | None:
-    """The span a `traceparent` value names (version 00), None if it names none."""
+    """The span a `traceparent` value names, None if it names none (as the W3C propagator
+    reads it: a malformed value, an all-zero id, version `ff`)."""
     if not value:
         return None
     text = value.decode("ascii", "replace") if isinstance(value, bytes) else value
-    parts = text.strip().split("-")
-    if len(parts) != 4 or parts[0] != "00" or len(parts[1]) != 32 or len(parts[2]) != 16:
-        return None
-    try:
-        trace_id, span_id, flags = int(parts[1], 16), int(parts[2], 16), int(parts[3], 16)
-    except ValueError:
-        return None
-    span = SpanContext(trace_id, span_id, is_remote=True, trace_flags=TraceFlags(flags & 0xFF))
+    span = trace.get_current_span(_W3C.extract({TRACEPARENT: text})).get_span_context()
     return span if span.is_valid else None
+
+
+def inject_context(headers: MutableMapping[str, str]) -> None:
+    """Add the current trace context to outgoing HTTP `headers` (`traceparent`, and
+    `tracestate` and `baggage` where there are), with the global propagator."""
+    propagate.inject(headers)
+
+
+def extract_context(headers: Mapping[str, str]) -> otel_context.Context:
+    """The trace context incoming HTTP `headers` carry (an empty one when none)."""
+    return propagate.extract(headers)
+
+
+class IncomingTraceContext:
+    """ASGI middleware: a request or WebSocket is served in the trace context its headers
+    carry (`traceparent`), so that what it calls and appends carries it on even where no
+    span of our own is recorded. Where FastAPI's telemetry already serves it in a server
+    span (a tracer provider is set up), that span stays the current one."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] not in ("http", "websocket")
+            or trace.get_current_span().get_span_context().is_valid
+        ):
+            await self.app(scope, receive, send)
+            return
+        headers = {
+            bytes(name).decode("latin-1").lower(): bytes(value).decode("latin-1")
+            for name, value in scope["headers"]
+        }
+        token = otel_context.attach(extract_context(headers))
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            otel_context.detach(token)
 
 
 @contextmanager
@@ -95,9 +140,52 @@ def consuming(
         yield
 
 
+class _Instrumentor(Protocol):
+    """What is used of OpenTelemetry's `BaseInstrumentor`."""
+
+    @property
+    def is_instrumented_by_opentelemetry(self) -> bool: ...
+
+    def instrument(self, **kwargs: Any) -> None: ...
+
+    def uninstrument(self, **kwargs: Any) -> None: ...
+
+
+def _instrumentors() -> list[_Instrumentor]:
+    # imported here: a process that records nothing loads none of them
+    from opentelemetry.instrumentation.aiokafka import AIOKafkaInstrumentor
+    from opentelemetry.instrumentation.asyncpg import AsyncPGInstrumentor
+    from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
+    from opentelemetry.instrumentation.redis import RedisInstrumentor
+
+    return [
+        HTTPXClientInstrumentor(),
+        AsyncPGInstrumentor(),  # type: ignore[no-untyped-call]
+        RedisInstrumentor(),
+        AIOKafkaInstrumentor(),
+    ]
+
+
+def instrument_clients(provider: trace.TracerProvider) -> None:
+    """Client spans from OpenTelemetry's maintained instrumentations, recorded by `provider`:
+    httpx (calls to operators' wallets and between services; it sends the W3C headers),
+    asyncpg, redis and aiokafka (its sends add `traceparent`; its polls continue each
+    record's). Once per process; `uninstrument_clients` undoes it."""
+    for instrumentor in _instrumentors():
+        if not instrumentor.is_instrumented_by_opentelemetry:
+            instrumentor.instrument(tracer_provider=provider)
+
+
+def uninstrument_clients() -> None:
+    for instrumentor in _instrumentors():
+        if instrumentor.is_instrumented_by_opentelemetry:
+            instrumentor.uninstrument()
+
+
 def setup_tracing(settings: InfrastructureSettings, service: str) -> None:
-    """With `TP_OTLP_ENDPOINT`, record spans (`TP_TRACE_SAMPLE_RATIO` of new traces) and
-    export them there over OTLP/HTTP; once per process. Without, nothing."""
+    """With `TP_OTLP_ENDPOINT`, record spans (`TP_TRACE_SAMPLE_RATIO` of new traces), the
+    clients' included, and export them there over OTLP/HTTP; once per process. Without,
+    nothing."""
     global _provider
     if not settings.otlp_endpoint or _provider is not None:
         return
@@ -106,16 +194,18 @@ def setup_tracing(settings: InfrastructureSettings, service: str) -> None:
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
-    from opentelemetry.sdk.trace.sampling import ParentBased, TraceIdRatioBased
+
+    from teenpatti.observability.sampling import sampler
 
     provider = TracerProvider(
         resource=Resource.create(
             {"service.name": service, "service.instance.id": instance_name(settings.instance)}
         ),
-        sampler=ParentBased(TraceIdRatioBased(settings.trace_sample_ratio)),
+        sampler=sampler(settings.trace_sample_ratio),
     )
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=traces_url(settings))))
     trace.set_tracer_provider(provider)
+    instrument_clients(provider)
     _provider = provider
     log.info("traces exported to %s", traces_url(settings))
 

@@ -10,11 +10,12 @@ from teenpatti.seamless.calls import (
     CallOutcome,
     NoAnswer,
     RollbackCall,
+    Status,
     WinCall,
 )
 from teenpatti.seamless.client import OperatorWalletClient
 from teenpatti.seamless.config import Adapter, OperatorConfig, WalletMode, WinPer
-from teenpatti.seamless.hub88 import AmountError, Status, from_protocol, to_protocol
+from teenpatti.seamless.hub88 import AmountError, from_protocol, to_protocol
 from teenpatti.seamless.signing import SigningKeyError, load_private_key, load_public_key
 
 __all__ = [

@@ -6,10 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # hub88 reads answers into these outcomes
-    from teenpatti.seamless.hub88 import Status
+from enum import StrEnum
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +64,26 @@ class RollbackCall:
 
 
 Call = BalanceCall | BetCall | WinCall | RollbackCall
+
+
+# what an operator's wallet says it did (Hub88's status codes, which our outcomes keep)
+class Status(StrEnum):
+    RS_OK = "RS_OK"
+    RS_ERROR_UNKNOWN = "RS_ERROR_UNKNOWN"
+    RS_ERROR_INVALID_PARTNER = "RS_ERROR_INVALID_PARTNER"
+    RS_ERROR_INVALID_TOKEN = "RS_ERROR_INVALID_TOKEN"
+    RS_ERROR_INVALID_GAME = "RS_ERROR_INVALID_GAME"
+    RS_ERROR_WRONG_CURRENCY = "RS_ERROR_WRONG_CURRENCY"
+    RS_ERROR_NOT_ENOUGH_MONEY = "RS_ERROR_NOT_ENOUGH_MONEY"
+    RS_ERROR_USER_DISABLED = "RS_ERROR_USER_DISABLED"
+    RS_ERROR_INVALID_SIGNATURE = "RS_ERROR_INVALID_SIGNATURE"
+    RS_ERROR_TOKEN_EXPIRED = "RS_ERROR_TOKEN_EXPIRED"
+    RS_ERROR_WRONG_SYNTAX = "RS_ERROR_WRONG_SYNTAX"
+    RS_ERROR_WRONG_TYPES = "RS_ERROR_WRONG_TYPES"
+    RS_ERROR_DUPLICATE_TRANSACTION = "RS_ERROR_DUPLICATE_TRANSACTION"
+    RS_ERROR_TRANSACTION_DOES_NOT_EXIST = "RS_ERROR_TRANSACTION_DOES_NOT_EXIST"
+    RS_ERROR_LIMIT_REACHED = "RS_ERROR_LIMIT_REACHED"
+    RS_ERROR_TRANSACTION_ROLLED_BACK = "RS_ERROR_TRANSACTION_ROLLED_BACK"
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,8 @@ strictly (docs/decisions/0064-the-operator-wallet-wire.md).
 The client never retries: whether a call may be tried again is the caller's to decide (a bet
 never blindly, a win or a rollback until `RS_OK`). Every attempt carries a fresh
 `request_uuid`; the `transaction_uuid` (the idempotency key) comes from the caller. An attempt
-ends within the operator's `timeout_seconds`, connecting and reading included.
+ends within the operator's `timeout_seconds`, connecting and reading included. Each attempt is
+counted and timed here, once (`teenpatti_operator_*`, `record_attempt`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import itertools
 import logging
 import math
 import sys
+import time
 from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
 from typing import Protocol, Self
@@ -22,6 +24,12 @@ from uuid import uuid4
 
 import httpx
 
+from teenpatti.observability.metrics import (
+    OPERATOR_BAD_ANSWERS,
+    OPERATOR_CALL_SECONDS,
+    OPERATOR_CALL_TIMEOUTS,
+    OPERATOR_CALLS,
+)
 from teenpatti.seamless.calls import (
     Answered,
     BadAnswer,
@@ -145,6 +153,12 @@ class OperatorWalletClient:
     async def _attempt(self, config: OperatorConfig, call: Call) -> CallOutcome:
         if config.base_url is None:
             raise ValueError(f"operator {config.operator_id} has no wallet server (base_url)")
+        started = time.perf_counter()
+        outcome = await self._try(config, config.base_url, call)
+        record_attempt(config.operator_id, call, outcome, time.perf_counter() - started)
+        return outcome
+
+    async def _try(self, config: OperatorConfig, base_url: str, call: Call) -> CallOutcome:
         adapter = ADAPTERS[config.adapter]
         request_uuid = self._new_request_uuid()
         path, request = adapter.request(call, config.game_code, request_uuid)
@@ -156,7 +170,7 @@ class OperatorWalletClient:
         try:
             async with asyncio.timeout(config.timeout_seconds):
                 status, answer, signature = await self._post(
-                    config.base_url + path, body, headers, adapter.signature_header
+                    base_url + path, body, headers, adapter.signature_header
                 )
         except TimeoutError:
             return NoAnswer("timeout", f"no answer within {config.timeout_seconds} s", request_uuid)
@@ -194,6 +208,43 @@ class OperatorWalletClient:
                     return response.status_code, None, None
             signature = response.headers.get(signature_header)
             return response.status_code, bytes(received), signature
+
+
+CALL_NAMES: Mapping[type[Call], str] = {
+    BalanceCall: "balance",
+    BetCall: "bet",
+    WinCall: "win",
+    RollbackCall: "rollback",
+}
+
+
+def outcome_label(outcome: CallOutcome) -> str:
+    """The `outcome` label of an attempt: the answer's status, or timeout, no_answer,
+    bad_answer (a bounded set: an unknown status is a bad answer)."""
+    match outcome:
+        case Answered(status=status):
+            return str(status)
+        case NoAnswer(reason="timeout"):
+            return "timeout"
+        case NoAnswer():
+            return "no_answer"
+        case BadAnswer():
+            return "bad_answer"
+
+
+def record_attempt(operator_id: str, call: Call, outcome: CallOutcome, seconds: float) -> None:
+    """Count and time one attempt (`teenpatti_operator_*`): by operator and kind of call,
+    never by player or round."""
+    name = CALL_NAMES[type(call)]
+    OPERATOR_CALLS.labels(operator_id, name, outcome_label(outcome)).inc()
+    OPERATOR_CALL_SECONDS.labels(operator_id, name).observe(seconds)
+    match outcome:
+        case NoAnswer(reason="timeout"):
+            OPERATOR_CALL_TIMEOUTS.labels(operator_id, name).inc()
+        case BadAnswer(reason=reason):
+            OPERATOR_BAD_ANSWERS.labels(operator_id, reason).inc()
+        case _:
+            pass
 
 
 def _skip_absent_sniffio() -> None:

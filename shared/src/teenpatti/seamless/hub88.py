@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from enum import StrEnum
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -28,29 +27,10 @@ from teenpatti.seamless.calls import (
     Call,
     Expected,
     RollbackCall,
+    Status,
     WinCall,
 )
 from teenpatti.seamless.signing import SIGNATURE_HEADER, PublicKey, verify
-
-
-class Status(StrEnum):
-    RS_OK = "RS_OK"
-    RS_ERROR_UNKNOWN = "RS_ERROR_UNKNOWN"
-    RS_ERROR_INVALID_PARTNER = "RS_ERROR_INVALID_PARTNER"
-    RS_ERROR_INVALID_TOKEN = "RS_ERROR_INVALID_TOKEN"
-    RS_ERROR_INVALID_GAME = "RS_ERROR_INVALID_GAME"
-    RS_ERROR_WRONG_CURRENCY = "RS_ERROR_WRONG_CURRENCY"
-    RS_ERROR_NOT_ENOUGH_MONEY = "RS_ERROR_NOT_ENOUGH_MONEY"
-    RS_ERROR_USER_DISABLED = "RS_ERROR_USER_DISABLED"
-    RS_ERROR_INVALID_SIGNATURE = "RS_ERROR_INVALID_SIGNATURE"
-    RS_ERROR_TOKEN_EXPIRED = "RS_ERROR_TOKEN_EXPIRED"
-    RS_ERROR_WRONG_SYNTAX = "RS_ERROR_WRONG_SYNTAX"
-    RS_ERROR_WRONG_TYPES = "RS_ERROR_WRONG_TYPES"
-    RS_ERROR_DUPLICATE_TRANSACTION = "RS_ERROR_DUPLICATE_TRANSACTION"
-    RS_ERROR_TRANSACTION_DOES_NOT_EXIST = "RS_ERROR_TRANSACTION_DOES_NOT_EXIST"
-    RS_ERROR_LIMIT_REACHED = "RS_ERROR_LIMIT_REACHED"
-    RS_ERROR_TRANSACTION_ROLLED_BACK = "RS_ERROR_TRANSACTION_ROLLED_BACK"
-
 
 # --- amounts -------------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from teenpatti.settings import InfrastructureSettings
 from teenpatti_tools.chaos.faults import FaultError, restore_stack
 from teenpatti_tools.chaos.run import ChaosConfig, run_chaos, write_json
+from teenpatti_tools.terminal import tool_logging
 
 
 def main() -> None:
@@ -41,6 +42,7 @@ def main() -> None:
         parser.error("--tables, --players, --instances and --betting-seconds must be positive")
     if args.duration <= 0:
         parser.error("--duration must be positive")
+    tool_logging("chaos")  # the services' logs are in files: run_chaos says where
     config = ChaosConfig(
         seed=args.seed,
         duration=args.duration,

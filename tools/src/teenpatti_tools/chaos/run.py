@@ -184,6 +184,10 @@ async def run_chaos(
                 f" tables with {config.players} players; {config.instances} instance(s) of each"
                 f" service; faults among {len(targets)} targets"
             )
+            print_line(
+                f"the services' logs: {system.processes.log_dir}/<instance>.log; the reference"
+                f" operator's: {system.processes.log_dir}/operator/operator.log"
+            )
             until = loop.time() + config.duration
             plan = schedule(config.seed, targets, calm=config.calm)
             fault_run = asyncio.create_task(faults.run(plan, until=until, at_least=len(targets)))

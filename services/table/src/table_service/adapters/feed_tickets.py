@@ -16,7 +16,8 @@ from typing import Any
 
 from redis.asyncio import Redis
 
-from teenpatti.http import KeyHolder, hash_key
+from teenpatti.access.holders import KeyHolder
+from teenpatti.access.keys import hash_key
 
 
 @dataclass(frozen=True)

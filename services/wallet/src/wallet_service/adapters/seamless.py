@@ -509,13 +509,17 @@ async def unsettled_calls(connection: asyncpg.Connection, limit: int) -> list[as
 
 async def owed_call_counts(connection: asyncpg.Connection) -> list[asyncpg.Record]:
     """Per operator, the owed wins and rollbacks not yet RS_OK: pending (overdue among
-    them), failed, and the age in seconds of the oldest of them."""
+    them), failed, and the age in seconds of the oldest pending and of the oldest failed
+    (None: none)."""
     rows: list[asyncpg.Record] = await connection.fetch(
         "SELECT c.operator_id,"
         " count(*) FILTER (WHERE c.status = 'pending') AS pending,"
         f" count(*) FILTER (WHERE {_OVERDUE}) AS overdue,"
         " count(*) FILTER (WHERE c.status = 'failed') AS failed,"
-        " extract(epoch FROM now() - min(c.created_at))::float8 AS oldest_seconds"
+        " extract(epoch FROM now() - min(c.created_at) FILTER (WHERE c.status = 'pending'))"
+        "::float8 AS oldest_pending_seconds,"
+        " extract(epoch FROM now() - min(c.created_at) FILTER (WHERE c.status = 'failed'))"
+        "::float8 AS oldest_failed_seconds"
         " FROM operator_calls c LEFT JOIN operators o ON o.operator_id = c.operator_id"
         " WHERE c.status IN ('pending', 'failed') AND c.kind <> 'bet'"
         " GROUP BY c.operator_id"

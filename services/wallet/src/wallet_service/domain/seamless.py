@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from teenpatti.seamless import Answered, BadAnswer, CallOutcome, NoAnswer, Status
+from teenpatti.seamless.calls import Answered, BadAnswer, CallOutcome, NoAnswer, Status
 
 from .betting import BettingClosedError, InsufficientFundsError, WalletError
 

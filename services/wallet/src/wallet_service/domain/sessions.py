@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from uuid import UUID
 
 from teenpatti.access.keys import TABLE_ID_PATTERN, digest
-from teenpatti.seamless import Answered, BadAnswer, CallOutcome, NoAnswer, Status
+from teenpatti.seamless.calls import Answered, BadAnswer, CallOutcome, NoAnswer, Status
 
 from .betting import WalletError
 from .seamless import (
