@@ -17,7 +17,7 @@ import httpx
 import pytest
 import uvicorn
 
-from teenpatti.migrations import migrate_service
+from teenpatti.kernel.migrate import migrate_service
 from teenpatti_client.wallet.api.default import balances, place_bets, player_bets, show_session
 from teenpatti_client.wallet.models import BalancesPublic, BetLine, Problem, SlipCreate
 from teenpatti_tools.devrun import free_port
