@@ -63,7 +63,7 @@ format: install ## format the code
 	@$(UV) run ruff format .
 	@$(UV) run ruff check --fix .
 
-contracts: install ## rewrite from the code: docs/asyncapi.yaml (Kafka topics), docs/openapi/ (HTTP APIs), docs/configuration.md (settings), life-of-a-round's table of consumer groups, docs/events/ (event schemas, changed only compatibly), the Grafana dashboards, the PrometheusRule and deploy/kafka/acls.txt (Kafka ACLs)
+contracts: install ## rewrite from the code: docs/asyncapi.yaml (Kafka topics), docs/openapi/ (HTTP APIs) and the operator client, docs/configuration.md (settings), life-of-a-round's table of consumer groups, docs/events/ (event schemas, changed only compatibly), the Grafana dashboards, the PrometheusRule and deploy/kafka/acls.txt (Kafka ACLs)
 	@$(UV) run python -m teenpatti_tools.contracts
 
 chaos: install up ## seeded SIGKILLs of services, Kafka, Postgres, Redis under load; then every invariant (ARGS="--seed 7")

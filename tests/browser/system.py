@@ -10,7 +10,8 @@ package using it (all the browser tests; the web front's end-to-end tests).
 `front.url` is the web front's base URL (`/console`, `/play/...`, `/rules/...`);
 `front.studio` the end-to-end driver (tests/e2e/driver.py: open tables, scan cards with the
 table's simulated scanner, place slips with an operator's key); `front.services` the
-services' own base URLs. Tests keep apart by using their own table and player ids.
+services' own base URLs. The operators' and the player view's calls go through the operator
+client (teenpatti-client). Tests keep apart by using their own table and player ids.
 """
 
 from __future__ import annotations
@@ -23,8 +24,26 @@ import httpx
 import pytest
 
 from teenpatti.settings import DEVELOPMENT_API_KEYS, InfrastructureSettings
+from teenpatti_client import wallet as wallet_api
+from teenpatti_client.wallet.api.default import balances, launch_session, open_session
+from teenpatti_client.wallet.api.default import deposit as deposit_api
+from teenpatti_client.wallet.models import (
+    BalancesPublic,
+    SessionCreate,
+    SessionCreateLanguage,
+    SessionLaunch,
+    SessionLaunchedPublic,
+    SessionOpenedPublic,
+    TransferCreate,
+)
 from teenpatti_tools.devrun import IsolatedSystem, endpoints, free_base_port, isolated_system
-from teenpatti_tools.simulator import OPERATOR_KEYS, SUPERVISOR_KEY, Endpoints
+from teenpatti_tools.simulator import (
+    OPERATOR_KEYS,
+    SUPERVISOR_KEY,
+    Endpoints,
+    answered,
+    wallet_client,
+)
 
 from ..e2e.driver import SECOND_SUPERVISOR_KEY, Studio
 
@@ -64,37 +83,28 @@ class Front:
         (`operator-2`). For a transfer operator, the player is first funded up to `deposit`
         (None: no deposit)."""
         key = self.operator_keys.get(operator_key, operator_key)
-        headers = {"X-Api-Key": key}
-        if deposit is not None:
-            balances = await self.http.get(
-                f"{self.services.wallet}/players/{player_id}/balances", headers=headers
-            )
-            assert balances.status_code == 200, balances.text
-            missing = deposit - int(balances.json().get(currency, 0))
-            if missing > 0:
-                funded = await self.http.post(
-                    f"{self.services.wallet}/players/{player_id}/deposits",
-                    headers=headers,
-                    json={
-                        "transfer_id": str(uuid.uuid4()),
-                        "currency": currency,
-                        "amount": missing,
-                    },
+        async with wallet_client(self.studio.transport, key, timeout=15) as wallet:
+            if deposit is not None:
+                held: BalancesPublic = answered(await balances.asyncio(player_id, client=wallet))
+                missing = deposit - held.additional_properties.get(currency, 0)
+                if missing > 0:
+                    transfer = TransferCreate(
+                        transfer_id=str(uuid.uuid4()), currency=currency, amount=missing
+                    )
+                    answered(await deposit_api.asyncio(player_id, client=wallet, body=transfer))
+            opened: SessionOpenedPublic = answered(
+                await open_session.asyncio(
+                    client=wallet,
+                    body=SessionCreate(
+                        token=f"browser-{uuid.uuid4()}",
+                        player_id=player_id,
+                        currency=currency,
+                        language=SessionCreateLanguage(language),
+                        table_id=table_id,
+                    ),
                 )
-                assert funded.status_code in (200, 201), funded.text
-        opened = await self.http.post(
-            f"{self.services.wallet}/sessions",
-            headers=headers,
-            json={
-                "token": f"browser-{uuid.uuid4()}",
-                "player_id": player_id,
-                "currency": currency,
-                "language": language,
-                "table_id": table_id,
-            },
-        )
-        assert opened.status_code == 201, opened.text
-        launch_url = str(opened.json()["launch_url"])
+            )
+        launch_url = opened.launch_url
         assert launch_url.startswith(f"{self.url}/play/{table_id}?"), launch_url
         return launch_url
 
@@ -102,11 +112,13 @@ class Front:
         """Exchange a launch URL's ticket for the session (`POST /api/wallet/sessions/launch`
         through the web front), as the player view does: `session_token`, `player_id`..."""
         ticket = httpx.URL(launch_url).params["ticket"]
-        launched = await self.http.post(
-            f"{self.url}/api/wallet/sessions/launch", json={"ticket": ticket}
-        )
-        assert launched.status_code == 200, launched.text
-        return dict(launched.json())
+        async with wallet_api.Client(
+            base_url=f"{self.url}/api/wallet", timeout=httpx.Timeout(15)
+        ) as view:
+            launched: SessionLaunchedPublic = answered(
+                await launch_session.asyncio(client=view, body=SessionLaunch(ticket=ticket))
+            )
+        return dict(launched.to_dict())
 
 
 @pytest.fixture(scope="package")

@@ -175,6 +175,8 @@ def test_the_runtime_is_built_without_the_dev_group_and_the_tools() -> None:
 def test_the_studio_target_adds_the_tools() -> None:
     (sync,) = [args for args in stage("build-studio").all("RUN") if "uv sync" in args]
     assert "--package teenpatti-tools" in sync and "--no-dev" in sync
+    copied = [args.split()[0] for args in stage("build-studio").all("COPY")]
+    assert "clients/python/teenpatti-client" in copied  # teenpatti-tools depends on it
     studio = stage("studio")
     assert studio.all("COPY") == ["--from=build-studio /opt/venv /opt/venv"]
     assert studio.all("ENTRYPOINT") == ['["python", "-m", "teenpatti_tools.devrun"]']
@@ -191,6 +193,12 @@ def test_the_build_context_leaves_out_what_the_image_does_not_need() -> None:
         assert path in ignored, path
     # of tools/, only what the studio target copies
     assert {"tools/*", "!tools/pyproject.toml", "!tools/src"} <= ignored
+    # of the operator client, only its package (the studio's tools call through it)
+    assert {
+        "clients/python/teenpatti-client/*",
+        "!clients/python/teenpatti-client/pyproject.toml",
+        "!clients/python/teenpatti-client/src",
+    } <= ignored
 
 
 # ---------------------------------------------------------------- docker-compose.yml

@@ -4,20 +4,44 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import uuid
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
+from teenpatti_client.settlement.api.default import round_settlement
+from teenpatti_client.settlement.types import Response as SettlementResponse
+from teenpatti_client.wallet.api.default import (
+    balances,
+    deposit,
+    place_bets,
+    player_bets,
+    player_games,
+)
+from teenpatti_client.wallet.models import (
+    BalancesPublic,
+    BetLine,
+    BetPagePublic,
+    GamesPublic,
+    SlipCreate,
+    TransferCreate,
+)
+from teenpatti_client.wallet.types import Response
 from teenpatti_tools.simulator import (
     BET_TYPES,
     OPERATOR_KEYS,
     SUPERVISOR_KEY,
     Endpoints,
+    InstancesTransport,
     ScannerSecret,
+    answered,
     enrol_device,
     gateway_post,
+    settlement_client,
+    wallet_client,
 )
 
 CURRENCY = "INR"
@@ -29,14 +53,50 @@ _sequences = itertools.count(1)
 SECOND_SUPERVISOR_KEY = "dev-supervisor-2-key"
 
 
+@dataclass(frozen=True)
+class Answer:
+    """An answer through the operator client: its status, what the client parsed (the model,
+    or a `Problem`), and its body for the assertions that read it whole."""
+
+    status_code: int
+    parsed: Any
+    content: bytes
+
+    @classmethod
+    def of(cls, response: Response[Any] | SettlementResponse[Any]) -> Answer:
+        return cls(int(response.status_code), response.parsed, response.content)
+
+    def json(self) -> Any:
+        return json.loads(self.content)
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", errors="replace")
+
+
 class Studio:
-    def __init__(self, endpoints: Endpoints) -> None:
+    def __init__(
+        self, endpoints: Endpoints, *, transport: httpx.AsyncBaseTransport | None = None
+    ) -> None:
+        """`transport`: another way to reach the services than the network (in-process
+        apps, by the host of their base URLs)."""
         self.urls = endpoints
-        self.http = httpx.AsyncClient(timeout=15)
+        self.http = httpx.AsyncClient(timeout=15, transport=transport)
+        # the operators call through the client (teenpatti-client), each request to any
+        # instance, its answer as it comes
+        self.transport = InstancesTransport(endpoints, patience=0, inner=transport, retry=False)
+        self.wallets = {
+            op: wallet_client(self.transport, key, timeout=15) for op, key in OPERATOR_KEYS.items()
+        }
+        self.settlements = {
+            op: settlement_client(self.transport, key, timeout=15)
+            for op, key in OPERATOR_KEYS.items()
+        }
         self.devices: dict[str, tuple[str, str]] = {}
 
     async def close(self) -> None:
         await self.http.aclose()
+        await self.transport.shut()
 
     # ---------------------------------------------------------------- supervisor
     async def open_table(
@@ -150,12 +210,15 @@ class Studio:
 
     # ---------------------------------------------------------------- operators
     async def deposit(self, operator: str, player: str, amount: int) -> None:
-        response = await self.http.post(
-            f"{self.urls.wallet}/players/{player}/deposits",
-            headers={"X-Api-Key": OPERATOR_KEYS[operator]},
-            json={"transfer_id": str(uuid.uuid4()), "currency": CURRENCY, "amount": amount},
+        answered(
+            await deposit.asyncio(
+                player,
+                client=self.wallets[operator],
+                body=TransferCreate(
+                    transfer_id=str(uuid.uuid4()), currency=CURRENCY, amount=amount
+                ),
+            )
         )
-        assert response.status_code in (200, 201), response.text
 
     async def bet(
         self,
@@ -167,42 +230,37 @@ class Studio:
         key: str | None = None,
         currency: str = CURRENCY,
         wait_for_round: bool = True,
-    ) -> httpx.Response:
+    ) -> Answer:
         """Post a slip. A round opened a moment ago may not have reached the wallet yet
         (`unknown_round`): like an operator, retry for a few seconds unless told not to."""
-        headers = {
-            "X-Api-Key": OPERATOR_KEYS[operator],
-            "Idempotency-Key": key or str(uuid.uuid4()),
-        }
-        body = {
-            "player_id": player,
-            "round_id": round_id,
-            "currency": currency,
-            "bets": [{"bet_type": t, "stake": s} for t, s in bets.items()],
-        }
+        body = SlipCreate(
+            player_id=player,
+            round_id=round_id,
+            currency=currency,
+            bets=[BetLine(bet_type=t, stake=s) for t, s in bets.items()],
+        )
+        idempotency_key = key or str(uuid.uuid4())
         for _ in range(50):
-            response = await self.http.post(f"{self.urls.wallet}/bets", headers=headers, json=body)
+            response = await place_bets.asyncio_detailed(
+                client=self.wallets[operator], body=body, idempotency_key=idempotency_key
+            )
             if not wait_for_round or response.status_code != 404:
-                return response
+                break
             await asyncio.sleep(0.1)
-        return response
+        return Answer.of(response)
 
     async def balance(self, operator: str, player: str) -> int:
-        response = await self.http.get(
-            f"{self.urls.wallet}/players/{player}/balances",
-            headers={"X-Api-Key": OPERATOR_KEYS[operator]},
+        found: BalancesPublic = answered(
+            await balances.asyncio(player, client=self.wallets[operator])
         )
-        assert response.status_code == 200, response.text
-        return int(response.json().get(CURRENCY, 0))
+        return found.additional_properties.get(CURRENCY, 0)
 
     async def history(self, operator: str, player: str) -> list[dict[str, Any]]:
-        response = await self.http.get(
-            f"{self.urls.wallet}/players/{player}/bets",
-            headers={"X-Api-Key": OPERATOR_KEYS[operator]},
-            params={"limit": 100},
+        """The player's last 100 bets, as the wallet serves them (JSON)."""
+        page: BetPagePublic = answered(
+            await player_bets.asyncio(player, client=self.wallets[operator], limit=100)
         )
-        assert response.status_code == 200, response.text
-        return list(response.json()["items"])
+        return [bet.to_dict() for bet in page.items]
 
     async def paid_bets(
         self, operator: str, player: str, round_id: str, count: int, timeout: float = 30
@@ -217,8 +275,14 @@ class Studio:
                     return bets
                 await asyncio.sleep(0.2)
 
-    async def settlement(self, operator: str, round_id: str) -> httpx.Response:
-        return await self.http.get(
-            f"{self.urls.settlement}/rounds/{round_id}/settlement",
-            headers={"X-Api-Key": OPERATOR_KEYS[operator]},
+    async def games(self, operator: str, player: str) -> list[dict[str, Any]]:
+        """The player's last games, as the wallet serves them (JSON)."""
+        found: GamesPublic = answered(
+            await player_games.asyncio(player, client=self.wallets[operator])
+        )
+        return [game.to_dict() for game in found.games]
+
+    async def settlement(self, operator: str, round_id: str) -> Answer:
+        return Answer.of(
+            await round_settlement.asyncio_detailed(round_id, client=self.settlements[operator])
         )

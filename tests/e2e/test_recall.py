@@ -9,7 +9,7 @@ import asyncio
 import uuid
 from typing import Any
 
-from teenpatti_tools.simulator import OPERATOR_KEYS, SUPERVISOR_KEY
+from teenpatti_tools.simulator import SUPERVISOR_KEY
 
 from .driver import SECOND_SUPERVISOR_KEY, Studio
 from .test_rounds import betting_round
@@ -19,23 +19,13 @@ SUPERVISOR = {"X-Api-Key": SUPERVISOR_KEY}
 WON = ["AS", "2D", "AH", "3C", "KD", "9S"]
 
 
-async def games(studio: Studio, operator: str, player: str) -> list[dict[str, Any]]:
-    response = await studio.http.get(
-        f"{studio.urls.wallet}/players/{player}/games",
-        headers={"X-Api-Key": OPERATOR_KEYS[operator]},
-    )
-    assert response.status_code == 200, response.text
-    found: list[dict[str, Any]] = response.json()["games"]
-    return found
-
-
 async def settled_games(
     studio: Studio, operator: str, player: str, count: int
 ) -> list[dict[str, Any]]:
     """The player's last games once `count` of them have their balance after the round."""
     async with asyncio.timeout(30):
         while True:
-            found = await games(studio, operator, player)
+            found = await studio.games(operator, player)
             if sum(g["balance_after"] is not None for g in found) >= count:
                 return found
             await asyncio.sleep(0.2)
@@ -138,8 +128,8 @@ async def test_last_games_stakes_and_scans_of_rounds_played(studio: Studio) -> N
     assert (voided["balance_before"], voided["balance_after"]) == (after_won, after_won)
     assert await studio.balance("operator-1", alice) == after_won
     # bob's game is his own, with his operator's key only
-    assert [g["round_id"] for g in await games(studio, "operator-2", bob)] == [first]
-    assert await games(studio, "operator-1", bob) == []
+    assert [g["round_id"] for g in await studio.games("operator-2", bob)] == [first]
+    assert await studio.games("operator-1", bob) == []
 
     # the scanner's last reads: the two voided round's cards, the six, the misread
     scans = await studio.http.get(

@@ -419,11 +419,7 @@ async def test_a_round_voided_after_its_result_refunds_every_stake_and_takes_win
         "player_a",
         True,
     )
-    games = await studio.http.get(
-        f"{studio.urls.wallet}/players/{erin}/games",
-        headers={"X-Api-Key": OPERATOR_KEYS["operator-2"]},
-    )
-    (game,) = games.json()["games"]
+    (game,) = await studio.games("operator-2", erin)
     assert (game["status"], game["winner"]) == ("voided", "player_a")
     assert game["correction"] == {"refunded": 1_000, "reversed": 1_950, "net": -950}
     await studio.close_table(table_id)

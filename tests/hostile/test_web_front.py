@@ -85,9 +85,8 @@ async def running(
     ):
         assert system.web is not None
         services = endpoints(system.processes.services)
-        studio = Studio(services)
-        await studio.http.aclose()
-        studio.http = client_at(DRIVER)
+        # the driver's requests leave from their own address
+        studio = Studio(services, transport=httpx.AsyncHTTPTransport(local_address=DRIVER))
         try:
             yield Front(system.web.url, studio, services, system, http)
         finally:

@@ -165,6 +165,17 @@ def spans() -> Iterator[InMemorySpanExporter]:
     exporter.shutdown()  # later spans are dropped
 
 
+class InProcess(httpx.AsyncBaseTransport):
+    """Each request to the app its URL's host names (`http://wallet/...`), in this process."""
+
+    def __init__(self, apps: dict[str, FastAPI]) -> None:
+        self.apps = {kind: httpx.ASGITransport(app=app) for kind, app in apps.items()}
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        async with asyncio.timeout(30):  # no socket, so no httpx timeout applies
+            return await self.apps[request.url.host].handle_async_request(request)
+
+
 @asynccontextmanager
 async def four_services(
     infrastructure: InfrastructureSettings, prefix: str
@@ -195,13 +206,8 @@ async def four_services(
             for app in apps.values():
                 await migrate_service(app.state.service, app.state.settings)
                 await stack.enter_async_context(app.router.lifespan_context(app))
-            studio = Studio(Endpoints({kind: [f"http://{kind}"] for kind in apps}))
-            await studio.http.aclose()
-            studio.http = httpx.AsyncClient(
-                mounts={
-                    f"http://{kind}": httpx.ASGITransport(app=app) for kind, app in apps.items()
-                },
-                timeout=30,
+            studio = Studio(
+                Endpoints({kind: [f"http://{kind}"] for kind in apps}), transport=InProcess(apps)
             )
             try:
                 yield studio, apps

@@ -97,6 +97,7 @@ from teenpatti.settings import InfrastructureSettings
 from teenpatti_tools import acls, dashboards, openapi, prometheus_rule
 from teenpatti_tools.event_examples import EventExampleError, message_example
 from teenpatti_tools.event_schemas import IncompatibleSchemaError, event_schemas
+from teenpatti_tools.operator_client import ClientGenerationError, client_files, stale_client_files
 from teenpatti_tools.subscriptions_doc import (
     LIFE_OF_A_ROUND_PATH,
     SubscriptionsDocError,
@@ -738,7 +739,7 @@ def _links(description: str) -> str:
 def generated(services: Sequence[DeclaredService] | None = None) -> dict[Path, str]:
     """Each generated file (its path from the repository's root) and its text."""
     services = declared() if services is None else services
-    return {
+    files = {
         ASYNCAPI_PATH: asyncapi_yaml(services),
         CONFIGURATION_PATH: configuration_markdown(services),
         **dashboards.generated(),
@@ -748,6 +749,8 @@ def generated(services: Sequence[DeclaredService] | None = None) -> dict[Path, s
         **acls.generated(services),
         **openapi.generated(),
     }
+    files |= client_files(files)  # the operator client, from those documents
+    return files
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -775,6 +778,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         SubscriptionsDocError,
         EventExampleError,
         IncompatibleSchemaError,
+        ClientGenerationError,
     ) as error:
         print(f"contracts: {error}", file=sys.stderr)
         return 2
@@ -783,10 +787,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         for path, text in files.items()
         if not (root / path).is_file() or (root / path).read_text(encoding="utf-8") != text
     ]
+    changed += stale_client_files(root, files)  # a generated file the generator no longer makes
     if args.check:
         for path in changed:
             print(f"{path} is out of date: run `make contracts`", file=sys.stderr)
         return 1 if changed else 0
+    for path in stale_client_files(root, files):
+        (root / path).unlink()
+        print(f"removed {path}")
     for path, text in files.items():
         if path in changed:
             (root / path).parent.mkdir(parents=True, exist_ok=True)

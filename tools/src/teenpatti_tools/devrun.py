@@ -661,8 +661,8 @@ async def seamless_check(
     stakes = returns = 0
     for player in studio.seamless_players:
         bets = await studio.player_bets(player)
-        staked = sum(int(bet["stake"]) for bet in bets)
-        returned = sum(int(bet.get("returned") or 0) for bet in bets)
+        staked = sum(bet.stake for bet in bets)
+        returned = sum(bet.returned or 0 for bet in bets)
         stakes, returns = stakes + staked, returns + returned
         expected = to_protocol(DEPOSIT - staked + returned, CURRENCY)
         if balances.get(player.player_id) != expected:

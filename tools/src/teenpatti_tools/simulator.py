@@ -1,4 +1,6 @@
-"""A simulated studio and its players, driving the running services through their HTTP APIs.
+"""A simulated studio and its players, driving the running services through their HTTP APIs:
+the operators and players through the operator client (teenpatti-client), the supervisors and
+the scanners with plain requests.
 
 For each table: a supervisor opens it (a second one approves its terms, docs/decisions/0086),
 a scanner device is registered to it (by two supervisors, docs/decisions/0085), and a
@@ -32,7 +34,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
@@ -40,6 +42,33 @@ import httpx
 from teenpatti.engine import DECK
 from teenpatti.seamless.hub88 import to_protocol
 from teenpatti.settings import DEVELOPMENT_API_KEYS
+from teenpatti_client import settlement as settlement_api
+from teenpatti_client import wallet as wallet_api
+from teenpatti_client.settlement.api.default import round_settlement
+from teenpatti_client.settlement.models import RoundSettlementPublic
+from teenpatti_client.wallet.api.default import (
+    balances,
+    deposit,
+    launch_session,
+    open_session,
+    place_bets,
+    player_bets,
+)
+from teenpatti_client.wallet.models import (
+    BalancesPublic,
+    BetLine,
+    BetPagePublic,
+    BetPublic,
+    Problem,
+    SessionCreate,
+    SessionLaunch,
+    SessionLaunchedPublic,
+    SessionOpenedPublic,
+    SlipCreate,
+    SlipPublic,
+    TransferCreate,
+)
+from teenpatti_client.wallet.types import UNSET
 from teenpatti_tools.operator.control import OperatorAdmin
 
 BET_TYPES = ("player_a", "player_b", "tie", "pair_plus_a", "pair_plus_b", "six_card_bonus")
@@ -90,6 +119,130 @@ class Endpoints:
         for found in self._urls.values():
             if url in found and len(found) > 1:
                 found.remove(url)
+
+
+class InstancesTransport(httpx.AsyncBaseTransport):
+    """Requests to our services, addressed `http://<service>/...` (`Endpoints`' kinds): each
+    goes to one instance of the service at random. No answer, a 5xx or a 429 (rate limited):
+    the same request again (every call the studio makes is safe to repeat), on any instance,
+    for up to `patience` seconds; then the last failure is raised (`RuntimeError`). Without
+    `retry`, every answer and failure as it comes. A studio's clients share it: closing one of
+    them closes nothing, the studio closes it (`shut`)."""
+
+    def __init__(
+        self,
+        endpoints: Endpoints,
+        *,
+        patience: float,
+        on_retry: Callable[[], None] = lambda: None,
+        inner: httpx.AsyncBaseTransport | None = None,
+        retry: bool = True,
+    ) -> None:
+        self.endpoints = endpoints
+        self.patience = patience
+        self.retry = retry
+        self.on_retry = on_retry
+        self.inner = inner or httpx.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        kind = request.url.host
+        body = await request.aread()
+        headers = [(name, value) for name, value in request.headers.raw if name.lower() != b"host"]
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.patience
+        delay = 0.1
+        while True:
+            base = httpx.URL(self.endpoints.any(kind))
+            url = request.url.copy_with(scheme=base.scheme, host=base.host, port=base.port)
+            attempt = httpx.Request(
+                request.method, url, headers=headers, content=body, extensions=request.extensions
+            )
+            label = f"{request.method} {url.copy_with(query=None)}"
+            if not self.retry:
+                return await self.inner.handle_async_request(attempt)
+            try:
+                response = await self.inner.handle_async_request(attempt)
+                if response.status_code < 500 and response.status_code != 429:
+                    return response
+                content = await response.aread()
+                if _code(response) in OPERATOR_REFUSALS:
+                    return response
+                failure = f"{label} answered {response.status_code}: {content[:300]!r}"
+            except httpx.TransportError as error:
+                failure = f"{label}: {type(error).__name__} {error}".strip()
+            if loop.time() >= deadline:
+                raise RuntimeError(f"{failure} (for {self.patience:g} s)")
+            self.on_retry()
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 1.0)
+
+    async def aclose(self) -> None:
+        """Nothing: the transport outlives each client that uses it."""
+
+    async def shut(self) -> None:
+        await self.inner.aclose()
+
+
+class RefusedError(Exception):
+    """The API's refusal, as the client answers it: its problem document."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(f"{problem.status} {problem.code}: {problem.detail}")
+        self.problem = problem
+
+
+T = TypeVar("T")
+
+
+def answered(result: T | Problem | None) -> T:
+    """The answer the operation documents, or its refusal raised (`RefusedError`)."""
+    if isinstance(result, Problem):
+        raise RefusedError(result)
+    if result is None:
+        raise RuntimeError("an answer the API does not document")
+    return result
+
+
+def wallet_client(
+    transport: httpx.AsyncBaseTransport, key: str, *, timeout: float = 10
+) -> wallet_api.AuthenticatedClient:
+    """The wallet's operator client through `transport`, with an operator's key."""
+    return wallet_api.AuthenticatedClient(
+        base_url="http://wallet",
+        token=key,
+        auth_header_name="X-Api-Key",
+        prefix="",
+        timeout=httpx.Timeout(timeout),
+        httpx_args={"transport": transport},
+    )
+
+
+def player_client(
+    transport: httpx.AsyncBaseTransport, session_token: str, *, timeout: float = 10
+) -> wallet_api.AuthenticatedClient:
+    """The wallet's client as a player's view calls it: its session, never an operator's key."""
+    return wallet_api.AuthenticatedClient(
+        base_url="http://wallet",
+        token=session_token,
+        auth_header_name="Authorization",
+        prefix="Session",
+        timeout=httpx.Timeout(timeout),
+        httpx_args={"transport": transport},
+    )
+
+
+def settlement_client(
+    transport: httpx.AsyncBaseTransport, key: str, *, timeout: float = 10
+) -> settlement_api.AuthenticatedClient:
+    """The settlement's operator client through `transport`, with an operator's key."""
+    return settlement_api.AuthenticatedClient(
+        base_url="http://settlement",
+        token=key,
+        auth_header_name="X-Api-Key",
+        prefix="",
+        timeout=httpx.Timeout(timeout),
+        httpx_args={"transport": transport},
+    )
 
 
 @dataclass(frozen=True)
@@ -193,6 +346,17 @@ class SeamlessOperator:
     admin: OperatorAdmin
 
 
+@dataclass(frozen=True)
+class Slip:
+    """A slip as sent: the client it goes through (an operator's, or a player's session),
+    its idempotency key and its body."""
+
+    wallet: wallet_api.AuthenticatedClient
+    key: str
+    body: SlipCreate
+    seamless: bool
+
+
 @dataclass
 class Ledger:
     """What the simulation did with money, to check against what the wallet reports."""
@@ -211,8 +375,8 @@ class Ledger:
     duplicate_reads: int = 0
     retries: int = 0  # requests sent again after no answer or a 5xx
     refusals: Counter[str] = field(default_factory=Counter)  # refused slips by the wallet's code
-    # slips that got no answer within `patience` (headers, body), to ask again at the end
-    unanswered: list[tuple[dict[str, str], dict[str, Any]]] = field(default_factory=list)
+    # slips that got no answer within `patience`, to ask again at the end
+    unanswered: list[Slip] = field(default_factory=list)
     resumed: int = 0  # rounds the supervisor resumed after the table paused them
     last_moment: int = 0  # slips sent a moment before betting closed
     # bet id -> (player, stake) of every bet the wallet accepted (answered 201)
@@ -253,6 +417,7 @@ class Studio:
         patience: float = 30.0,
         seamless: SeamlessOperator | None = None,
         last_moment: float = 0.0,
+        transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.endpoints = endpoints
         # the chance, each round, that a player sends one more slip a moment before betting
@@ -275,7 +440,24 @@ class Studio:
         self.ledger = Ledger()
         self.print = print_line
         self.patience = patience
-        self.http = httpx.AsyncClient(timeout=10)
+        # every request goes through it: any instance, sent again while there is no answer
+        # (`transport`: another way to reach the services, such as in-process apps)
+        self.transport = InstancesTransport(
+            endpoints, patience=patience, on_retry=self._retried, inner=transport
+        )
+        self.http = httpx.AsyncClient(timeout=10, transport=self.transport)
+        # the operators' clients of our API (teenpatti-client), one per operator
+        self.wallets = {op: wallet_client(self.transport, key) for op, key in OPERATOR_KEYS.items()}
+        self.settlements = {
+            op: settlement_client(self.transport, key) for op, key in OPERATOR_KEYS.items()
+        }
+        # the player view before it has a session: launching one
+        self.player_view = wallet_api.Client(
+            base_url="http://wallet",
+            timeout=httpx.Timeout(10),
+            httpx_args={"transport": self.transport},
+        )
+        self._player_wallets: dict[str, wallet_api.AuthenticatedClient] = {}  # by session
         self.devices: dict[str, tuple[str, str]] = {}  # table -> (device id, credential)
         # reads' sequence numbers: microseconds since the epoch at start, then one more per
         # read, so a restarted simulation stays above what its devices sent before
@@ -285,6 +467,10 @@ class Studio:
 
     async def close(self) -> None:
         await self.http.aclose()
+        await self.transport.shut()
+
+    def _retried(self) -> None:
+        self.ledger.retries += 1
 
     async def call(
         self,
@@ -296,30 +482,12 @@ class Studio:
         json: Any = None,
         params: Mapping[str, str | int] | None = None,
     ) -> httpx.Response:
-        """`method path` on any instance of `kind`. No answer, a 5xx or a 429 (rate limited):
-        the same request again (every call here is safe to repeat), on any instance, for up to
-        `patience` seconds; then the last failure is raised."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.patience
-        delay = 0.1
-        while True:
-            url = self.endpoints.any(kind) + path
-            try:
-                response = await self.http.request(
-                    method, url, headers=headers, json=json, params=params
-                )
-                if response.status_code < 500 and response.status_code != 429:
-                    return response
-                if _code(response) in OPERATOR_REFUSALS:
-                    return response
-                failure = f"{method} {url} answered {response.status_code}: {response.text[:300]}"
-            except httpx.TransportError as error:
-                failure = f"{method} {url}: {type(error).__name__} {error}".strip()
-            if loop.time() >= deadline:
-                raise RuntimeError(f"{failure} (for {self.patience:g} s)")
-            self.ledger.retries += 1
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 1.0)
+        """`method path` on any instance of `kind`, sent again while there is no answer
+        (`InstancesTransport`): for what the operator client does not cover (supervisors,
+        scanners, the table's events)."""
+        return await self.http.request(
+            method, f"http://{kind}{path}", headers=headers, json=json, params=params
+        )
 
     # ------------------------------------------------------------------ setup
     async def open_tables(self) -> None:
@@ -411,18 +579,14 @@ class Studio:
             )
             self.ledger.seamless_deposits += DEPOSIT
         for player in self.transfer_players:
-            response = await self.call(
-                "POST",
-                "wallet",
-                f"/players/{player.player_id}/deposits",
-                headers={"X-Api-Key": player.key},
-                json={
-                    "transfer_id": f"sim-{uuid.uuid4()}",
-                    "currency": CURRENCY,
-                    "amount": DEPOSIT,
-                },
+            transfer = TransferCreate(
+                transfer_id=f"sim-{uuid.uuid4()}", currency=CURRENCY, amount=DEPOSIT
             )
-            _expect(response, 200, 201)
+            answered(
+                await deposit.asyncio(
+                    player.player_id, client=self.wallets[player.operator_id], body=transfer
+                )
+            )
             self.ledger.deposits += DEPOSIT
 
     # ------------------------------------------------------------------ one table
@@ -516,30 +680,26 @@ class Studio:
         """The seamless player's session for the table: opened by its operator with the
         operator's token, then launched as the player view would (its ticket exchanged)."""
         if table_id not in player.sessions:
-            opened = await self.call(
-                "POST",
-                "wallet",
-                "/sessions",
-                headers={"X-Api-Key": player.key},
-                json={
-                    "token": player.token,
-                    "player_id": player.player_id,
-                    "currency": CURRENCY,
-                    "table_id": table_id,
-                    "language": "en",
-                },
+            opened: SessionOpenedPublic = answered(
+                await open_session.asyncio(
+                    client=self.wallets[player.operator_id],
+                    body=SessionCreate(
+                        token=player.token,
+                        player_id=player.player_id,
+                        currency=CURRENCY,
+                        table_id=table_id,
+                    ),
+                )
             )
-            _expect(opened, 201)
-            query = parse_qs(urlsplit(opened.json()["launch_url"]).query)
-            launched = await self.call(
-                "POST",
-                "wallet",
-                "/sessions/launch",
-                headers={},
-                json={"ticket": query["ticket"][0]},
+            ticket = parse_qs(urlsplit(opened.launch_url).query)["ticket"][0]
+            # the player view's own request: no key, only the ticket
+            launched: SessionLaunchedPublic = answered(
+                await launch_session.asyncio(
+                    client=self.player_view,
+                    body=SessionLaunch(ticket=ticket),
+                )
             )
-            _expect(launched, 200)
-            player.sessions[table_id] = str(launched.json()["session_token"])
+            player.sessions[table_id] = launched.session_token
         return player.sessions[table_id]
 
     async def place_bets(self, table_id: str, round_id: str) -> None:
@@ -556,57 +716,64 @@ class Studio:
         await self.place_slip(player, table_id, round_id)
 
     async def place_slip(self, player: Player, table_id: str, round_id: str) -> None:
-        bets: list[dict[str, Any]] = [
-            {"bet_type": bet, "stake": self.random.randrange(1_000, 50_001, 500)}
+        bets = [
+            BetLine(bet_type=bet, stake=self.random.randrange(1_000, 50_001, 500))
             for bet in self.random.sample(BET_TYPES, k=self.random.randint(1, 3))
         ]
-        headers = {"X-Api-Key": player.key, "Idempotency-Key": str(uuid.uuid4())}
+        wallet = self.wallets[player.operator_id]
         if player.seamless:
             # the player's own request, never with the operator's key
-            session = await self.session(player, table_id)
-            headers = {
-                "Authorization": f"Session {session}",
-                "Idempotency-Key": headers["Idempotency-Key"],
-            }
-        slip = {
-            "player_id": player.player_id,
-            "round_id": round_id,
-            "currency": CURRENCY,
-            "bets": bets,
-        }
+            wallet = self.player_wallet(await self.session(player, table_id))
+        slip = Slip(
+            wallet,
+            key=str(uuid.uuid4()),
+            body=SlipCreate(
+                player_id=player.player_id, round_id=round_id, currency=CURRENCY, bets=bets
+            ),
+            seamless=player.seamless,
+        )
         try:
-            await self.send_slip(headers, slip)
+            await self.send_slip(slip)
         except RuntimeError:
-            self.ledger.unanswered.append((headers, slip))
+            self.ledger.unanswered.append(slip)
 
-    async def send_slip(self, headers: dict[str, str], slip: dict[str, Any]) -> None:
+    def player_wallet(self, session_token: str) -> wallet_api.AuthenticatedClient:
+        """The wallet as the player with this session calls it."""
+        if session_token not in self._player_wallets:
+            self._player_wallets[session_token] = player_client(self.transport, session_token)
+        return self._player_wallets[session_token]
+
+    async def send_slip(self, slip: Slip) -> None:
         for _ in range(50):
-            response = await self.call("POST", "wallet", "/bets", headers=headers, json=slip)
+            answer = await place_bets.asyncio_detailed(
+                client=slip.wallet, body=slip.body, idempotency_key=slip.key
+            )
+            code = answer.parsed.code if isinstance(answer.parsed, Problem) else None
             # a round opened a moment ago may not be at the wallet yet; a repeated seamless
             # slip may still wait for its operator's answer
-            if response.status_code != 404 and _code(response) != "slip_pending":
+            if answer.status_code != 404 and code != "slip_pending":
                 break
             await asyncio.sleep(0.1)
-        if response.status_code == 201:
-            accepted = response.json()["bets"]
+        if isinstance(answer.parsed, SlipPublic):
+            accepted = answer.parsed.bets
             self.ledger.bets += len(accepted)
-            stakes = sum(int(bet["stake"]) for bet in accepted)
-            if "Authorization" in headers:
+            stakes = sum(bet.stake for bet in accepted)
+            if slip.seamless:
                 self.ledger.seamless_stakes += stakes
             else:
                 self.ledger.stakes += stakes
             for bet in accepted:
-                self.ledger.accepted[bet["bet_id"]] = (slip["player_id"], int(bet["stake"]))
+                self.ledger.accepted[str(bet.bet_id)] = (str(slip.body.player_id), bet.stake)
         else:
             self.ledger.refused_slips += 1
-            self.ledger.refusals[str(response.json().get("code"))] += 1
+            self.ledger.refusals[str(code)] += 1
 
     async def ask_again(self) -> None:
         """Send every unanswered slip again with its idempotency key: the wallet answers
         what it decided then, or decides now (the round is over: refused)."""
         unanswered, self.ledger.unanswered = self.ledger.unanswered, []
-        for headers, slip in unanswered:
-            await self.send_slip(headers, slip)
+        for slip in unanswered:
+            await self.send_slip(slip)
 
     async def deal(self, table_id: str, round_id: str, stop: asyncio.Event) -> None:
         """Deal the round's cards still missing, from a fresh deck without those dealt."""
@@ -688,20 +855,16 @@ class Studio:
 
     async def settlement_summary(self, round_id: str) -> str:
         bets = stake = returned = 0
-        for key in OPERATOR_KEYS.values():
+        for operator_id in OPERATOR_KEYS:
             for _ in range(50):
-                response = await self.call(
-                    "GET",
-                    "settlement",
-                    f"/rounds/{round_id}/settlement",
-                    headers={"X-Api-Key": key},
+                found = await round_settlement.asyncio(
+                    round_id, client=self.settlements[operator_id]
                 )
-                if response.status_code == 200 and response.json().get("status") == "settled":
-                    body = response.json()
-                    for totals in body.get("totals", {}).values():
-                        stake += int(totals["stake"])
-                        returned += int(totals["returned"])
-                    bets += len(body.get("bets", []))
+                if isinstance(found, RoundSettlementPublic) and found.status == "settled":
+                    for totals in found.totals.additional_properties.values():
+                        stake += totals.stake
+                        returned += totals.returned
+                    bets += len(found.bets)
                     break
                 await asyncio.sleep(0.1)
             else:
@@ -711,41 +874,37 @@ class Studio:
     # ------------------------------------------------------------------ the end
     async def conservation(self) -> tuple[list[str], dict[str, int]]:
         """The transfer wallet's money check, over the transfer operators' players."""
-        balances = stakes = returns = 0
+        held = stakes = returns = 0
         for player in self.transfer_players:
-            response = await self.call(
-                "GET",
-                "wallet",
-                f"/players/{player.player_id}/balances",
-                headers={"X-Api-Key": player.key},
-            )
-            _expect(response, 200)
-            balances += int(response.json().get(CURRENCY, 0))
+            held += await self.balance(player)
             for bet in await self.player_bets(player):
-                stakes += int(bet["stake"])
-                returns += int(bet.get("returned") or 0)
-        figures = {"balances": balances, "stakes": stakes, "returns": returns}
-        return self.ledger.check(balances, returns, stakes), figures
+                stakes += bet.stake
+                returns += bet.returned or 0
+        figures = {"balances": held, "stakes": stakes, "returns": returns}
+        return self.ledger.check(held, returns, stakes), figures
 
-    async def player_bets(self, player: Player) -> list[dict[str, Any]]:
+    async def balance(self, player: Player) -> int:
+        """The player's balance in the studio's currency at the transfer wallet."""
+        found: BalancesPublic = answered(
+            await balances.asyncio(player.player_id, client=self.wallets[player.operator_id])
+        )
+        return found.additional_properties.get(CURRENCY, 0)
+
+    async def player_bets(self, player: Player) -> list[BetPublic]:
         """The player's whole bet history, as the wallet serves it."""
-        bets: list[dict[str, Any]] = []
+        bets: list[BetPublic] = []
         cursor: str | None = None
         while True:
-            params: dict[str, str | int] = {"limit": 200}
-            if cursor:
-                params["cursor"] = cursor
-            page = await self.call(
-                "GET",
-                "wallet",
-                f"/players/{player.player_id}/bets",
-                headers={"X-Api-Key": player.key},
-                params=params,
+            page: BetPagePublic = answered(
+                await player_bets.asyncio(
+                    player.player_id,
+                    client=self.wallets[player.operator_id],
+                    limit=200,
+                    cursor=cursor if cursor else UNSET,
+                )
             )
-            _expect(page, 200)
-            body = page.json()
-            bets.extend(body["items"])
-            cursor = body.get("next_cursor")
+            bets.extend(page.items)
+            cursor = page.next_cursor
             if not cursor:
                 return bets
 

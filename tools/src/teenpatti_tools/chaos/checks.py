@@ -47,7 +47,7 @@ from teenpatti.events.catalog import (
 from teenpatti.settings import InfrastructureSettings
 from teenpatti_tools.devrun import seamless_check
 from teenpatti_tools.operator.control import LaunchedOperator
-from teenpatti_tools.simulator import CURRENCY, DEPOSIT, Studio
+from teenpatti_tools.simulator import DEPOSIT, Studio
 
 # every consumer group: (service, its input topic, the store it writes to, the event types
 # it must have applied: None for every type). The system's path as this check expects it,
@@ -140,26 +140,21 @@ async def check_money(studio: Studio) -> Money:
         subject = f"account {player.operator_id}:{player.player_id}"
         stakes = returns = 0
         for bet in await studio.player_bets(player):
-            seen.add(bet["bet_id"])
-            stakes += int(bet["stake"])
-            returns += int(bet["returned"] or 0)
-            if bet["bet_id"] not in accepted:
+            bet_id = str(bet.bet_id)
+            seen.add(bet_id)
+            stakes += bet.stake
+            returns += bet.returned or 0
+            if bet_id not in accepted:
                 money.violations.append(
-                    Violation("bets", f"bet {bet['bet_id']}", "in the wallet, never accepted")
+                    Violation("bets", f"bet {bet_id}", "in the wallet, never accepted")
                 )
-            elif bet["status"] != "paid" or bet["returned"] is None:
+            elif bet.status != "paid" or bet.returned is None:
                 money.violations.append(
-                    Violation("bets", f"bet {bet['bet_id']}", f"{bet['status']}, not paid")
+                    Violation("bets", f"bet {bet_id}", f"{bet.status.value}, not paid")
                 )
         if player.seamless:
             continue  # its money is at its operator: the seamless check's
-        balances = await studio.call(
-            "GET",
-            "wallet",
-            f"/players/{player.player_id}/balances",
-            headers={"X-Api-Key": player.key},
-        )
-        balance = int(balances.json().get(CURRENCY, 0))
+        balance = await studio.balance(player)
         expected = DEPOSIT - stakes + returns
         if balance != expected:
             money.violations.append(

@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class RoundSettlementPublicStatus(StrEnum):
+    PENDING = "pending"
+    SETTLED = "settled"
+
+    def __str__(self) -> str:
+        return str(self.value)

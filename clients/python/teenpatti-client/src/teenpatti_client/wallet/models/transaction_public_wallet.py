@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class TransactionPublicWallet(StrEnum):
+    SEAMLESS = "seamless"
+    TRANSFER = "transfer"
+
+    def __str__(self) -> str:
+        return str(self.value)

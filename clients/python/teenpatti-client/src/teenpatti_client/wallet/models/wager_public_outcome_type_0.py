@@ -1,0 +1,11 @@
+from enum import StrEnum
+
+
+class WagerPublicOutcomeType0(StrEnum):
+    LOST = "lost"
+    PUSH = "push"
+    REFUNDED = "refunded"
+    WON = "won"
+
+    def __str__(self) -> str:
+        return str(self.value)
