@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from teenpatti_tools import operator_client
 from teenpatti_tools.operator_client import (
     OPERATOR_API,
     PACKAGE,
@@ -46,7 +45,6 @@ def test_the_committed_client_is_what_the_generator_makes_of_the_committed_docum
             assert PACKAGE / service / "api" / "default" / f"{operation}.py" in generated
 
 
-
 def test_the_key_is_the_client_s_and_only_the_operator_s_operations_are_kept() -> None:
     document = json.loads((ROOT / "docs/openapi/wallet.json").read_text(encoding="utf-8"))
 
@@ -59,17 +57,20 @@ def test_the_key_is_the_client_s_and_only_the_operator_s_operations_are_kept() -
     }
     assert sorted(operations) == sorted(OPERATOR_API["wallet"])
     deposit = operations["deposit"]
-    assert deposit["security"] == [{operator_client.SECURITY_SCHEME: []}]
-    assert all(p["name"] != "X-Api-Key" for p in deposit.get("parameters", []))
-    assert cut["components"]["securitySchemes"][operator_client.SECURITY_SCHEME] == {
-        "type": "apiKey",
-        "in": "header",
-        "name": "X-Api-Key",
-    }
+    assert deposit["security"] == [{"operatorKey": []}]
+    assert cut["components"]["securitySchemes"]["operatorKey"]["name"] == "X-Api-Key"
     # schemas no kept operation uses are not generated (the player's `/me` answers)
     assert "PlayerPublic" in document["components"]["schemas"]
     assert "PlayerPublic" not in cut["components"]["schemas"]
     assert "TransferCreate" in cut["components"]["schemas"]
+
+
+def test_an_operation_without_the_key_stops_the_generator() -> None:
+    document = json.loads((ROOT / "docs/openapi/wallet.json").read_text(encoding="utf-8"))
+    document["paths"]["/players/{player_id}/deposits"]["post"]["security"] = [{"playerSession": []}]
+
+    with pytest.raises(ClientGenerationError, match=r"deposit .* takes no X-Api-Key"):
+        operator_document("wallet", document)
 
 
 def test_an_operation_gone_from_a_document_stops_the_generator() -> None:

@@ -5,10 +5,10 @@ client differs from what the generator makes of the committed documents.
 
 The client covers what an operator's platform calls (`OPERATOR_API`), one subpackage per
 service (`teenpatti_client.wallet`, `.settlement`, `.table`), each with its own base URL.
-Before generating, each document is cut to those operations, and the `X-Api-Key` header,
-where an operation takes it as a parameter, becomes the operation's security requirement: the
-key is the client's (`AuthenticatedClient(..., auth_header_name="X-Api-Key", prefix="")`),
-not an argument of every call (docs/decisions/0090-a-generated-operator-client.md).
+Before generating, each document is cut to those operations; each that requires a credential
+must take the operator's key (`X-Api-Key`), which is the client's (`AuthenticatedClient(...,
+auth_header_name="X-Api-Key", prefix="")`), not an argument of every call
+(docs/decisions/0090-a-generated-operator-client.md).
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from ruff.__main__ import find_ruff_bin  # type: ignore[import-untyped]
 SPECS_DIRECTORY = Path("docs/openapi")
 PACKAGE = Path("clients/python/teenpatti-client/src/teenpatti_client")
 API_KEY_HEADER = "X-Api-Key"
-SECURITY_SCHEME = "ApiKey"
 
 # service -> the operationIds (the routes' function names) an operator's platform calls
 OPERATOR_API: Mapping[str, tuple[str, ...]] = {
@@ -88,13 +87,6 @@ def operator_document(service: str, document: Mapping[str, Any]) -> dict[str, An
             # one module path per operation (`<service>.api.default.<operationId>`), whatever
             # tags the document gives
             operation.pop("tags", None)
-            parameters = operation.get("parameters", [])
-            keyed = [
-                p for p in parameters if p.get("in") == "header" and p.get("name") == API_KEY_HEADER
-            ]
-            if keyed:
-                operation["parameters"] = [p for p in parameters if p not in keyed]
-                operation.setdefault("security", [{SECURITY_SCHEME: []}])
         if kept:
             paths[path] = kept
     missing = sorted(wanted - found)
@@ -105,8 +97,20 @@ def operator_document(service: str, document: Mapping[str, Any]) -> dict[str, An
     cut["paths"] = paths
     schemas = cut.setdefault("components", {}).get("schemas", {})
     cut["components"]["schemas"] = {name: schemas[name] for name in _referenced(paths, schemas)}
-    schemes = cut.setdefault("components", {}).setdefault("securitySchemes", {})
-    schemes.setdefault(SECURITY_SCHEME, {"type": "apiKey", "in": "header", "name": API_KEY_HEADER})
+    schemes = cut["components"].get("securitySchemes", {})
+    for path, item in paths.items():
+        for operation in item.values():
+            # none: a public operation (a launch's ticket is its own credential)
+            if operation.get("security") and not any(
+                schemes.get(name, {}).get("in") == "header"
+                and schemes.get(name, {}).get("name") == API_KEY_HEADER
+                for requirement in operation.get("security", [])
+                for name in requirement
+            ):
+                raise ClientGenerationError(
+                    f"{operation['operationId']} ({path}) takes no {API_KEY_HEADER}: the"
+                    " client's key would not be its credential"
+                )
     return cut
 
 
