@@ -8,7 +8,7 @@ and only a supervisor resumes it (docs/decisions/0086)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 from uuid import uuid4
 
@@ -64,6 +64,17 @@ async def table(studio: Studio, table_id: str) -> dict[str, Any]:
     assert response.status_code == 200, response.text
     body: dict[str, Any] = response.json()
     return body
+
+
+async def table_once(
+    studio: Studio, table_id: str, shows: Callable[[dict[str, Any]], bool]
+) -> dict[str, Any]:
+    """The table's state once it `shows` what its events already hold: the live view is
+    written after the events' commit."""
+    async with asyncio.timeout(10):
+        while not shows(state := await table(studio, table_id)):
+            await asyncio.sleep(0.1)
+    return state
 
 
 def open_body(table_id: str, **override: Any) -> dict[str, Any]:
@@ -190,7 +201,7 @@ async def test_no_round_opens_while_the_wallet_is_down(
             assert cancelled.status_code == 200, cancelled.text
             held = await studio.wait_for(table_id, "RoundsHeld", after=first["_position"])
             assert held["reasons"] == ["wallet unreachable"]
-            state = await table(studio, table_id)
+            state = await table_once(studio, table_id, lambda s: bool(s["rounds_held"]))
             assert state["rounds_held"] == ["wallet unreachable"]
             assert state["round"]["round_id"] == first["round_id"]  # no new betting window
             problems = await studio.http.get(f"{studio.urls.table}/problems", headers=SUPERVISOR_1)

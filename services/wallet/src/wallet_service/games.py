@@ -38,7 +38,12 @@ class GameRecall:
     ) -> dict[str, Any]:
         """The player's last `limit` games (a round and currency it bet in), newest first;
         an unknown player has none."""
-        async with self._pool.acquire() as connection:
+        # one snapshot for every statement: a payment committed between two of them would
+        # show a game's balance after it beside its bets before it
+        async with (
+            self._pool.acquire() as connection,
+            connection.transaction(isolation="repeatable_read", readonly=True),
+        ):
             played = await db.recent_rounds(connection, operator_id, player_id, limit)
             if not played:
                 return {"games": []}
