@@ -11,7 +11,8 @@ import asyncpg
 
 from settlement_service.app import SERVICE, create_app
 from settlement_service.config import SettlementSettings
-from settlement_service.handlers import Settlement, settlement_stream
+from settlement_service.handlers import Settlement
+from settlement_service.streams import settlement_stream
 from teenpatti.events.catalog import TABLE_EVENTS, WALLET_EVENTS, PlacedLine, RoundClosed
 from teenpatti.eventsourcing import MIGRATIONS as STORE_MIGRATIONS
 from teenpatti.eventsourcing import AsyncpgEventStore

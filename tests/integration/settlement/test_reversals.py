@@ -11,7 +11,7 @@ import pytest
 
 from settlement_service.app import create_app
 from settlement_service.config import SettlementSettings
-from settlement_service.handlers import settlement_stream
+from settlement_service.streams import settlement_stream
 from teenpatti.events.catalog import (
     SETTLEMENT_EVENTS,
     TABLE_EVENTS,

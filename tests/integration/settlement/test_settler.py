@@ -11,8 +11,9 @@ import asyncpg
 from settlement_service.adapters.postgres import stalled_settlements
 from settlement_service.app import SERVICE, create_app
 from settlement_service.config import SettlementSettings
-from settlement_service.handlers import Settlement, settlement_stream
+from settlement_service.handlers import Settlement
 from settlement_service.settler import Settler
+from settlement_service.streams import settlement_stream
 from teenpatti.events.catalog import (
     SETTLEMENT_PART,
     BetSettled,

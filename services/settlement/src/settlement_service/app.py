@@ -25,8 +25,9 @@ from teenpatti.observability.metrics import SETTLEMENT_HELD_ROUNDS
 from .adapters.postgres import held_rounds, held_settlement_problems
 from .config import SettlementSettings
 from .entrypoints import router
-from .handlers import ResolutionRefusedError, Settlement
+from .handlers import Settlement
 from .rebuild import rebuild
+from .resolving import ResolutionRefusedError
 from .settler import Settler
 
 

@@ -1,7 +1,7 @@
 """The rest of a decided round's settlement, appended an event per transaction.
 
 The consumer's transaction that makes a round ready decides its settlement
-(`Settlement._settle`): it appends the first `BetsSettled` part with those bets' outcomes and
+(`Settling.settle`): it appends the first `BetsSettled` part with those bets' outcomes and
 sets `rounds.decided_at` (RoundSettled's `settled_at`). A round of one part is then whole.
 For a larger round the `Settler` appends the other parts and the summary, each in its own
 transaction with that part's bets marked settled, and the last one sets `rounds.settled`.
@@ -34,7 +34,9 @@ from teenpatti.eventsourcing import AsyncpgEventStore, StoredEvent
 
 from .adapters.postgres import RoundRow, SettlementProjection, stalled_settlements
 from .domain import Settle, decide
-from .handlers import adopt_stored_settlement, reverse_if_voided, settlement_stream
+from .reversing import reverse_if_voided
+from .settling import adopt_stored_settlement
+from .streams import settlement_stream
 
 log = logging.getLogger(__name__)
 

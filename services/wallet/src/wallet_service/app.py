@@ -29,13 +29,15 @@ from teenpatti.observability.metrics import OPERATOR_OWED_CALL_AGE, OPERATOR_OWE
 
 from .adapters.corrections import correction_problems
 from .config import WalletSettings
-from .consumers import WalletConsumers
+from .corrections import ReversalCorrector
 from .domain.betting import WalletError
 from .entrypoints import router
 from .errors import status_of
 from .game_entrypoints import router as game_router
 from .handlers import Wallet
+from .payment import SettlementPayer
 from .rebuild import rebuild
+from .rounds import RoundRecorder
 from .sender import owed_call_age_gauges, owed_call_gauges
 from .session_entrypoints import router as session_router
 from .transaction_entrypoints import router as transaction_router
@@ -43,30 +45,32 @@ from .transaction_entrypoints import router as transaction_router
 
 async def wire(kernel: Kernel[WalletSettings]) -> Wiring:
     settings = kernel.settings
-    consumers = WalletConsumers(kernel.store)
+    rounds = RoundRecorder(kernel.store)
+    payer = SettlementPayer(kernel.store)
+    corrector = ReversalCorrector(kernel.store)
     wallet = Wallet(kernel.pool, kernel.store, settings)
     return Wiring(
         subscriptions={
             TABLE_EVENTS: {
-                RoundOpened: consumers.round_opened,
-                BettingClosed: consumers.betting_closed,
-                RoundCancelled: consumers.round_cancelled,
-                RoundClosed: consumers.round_closed,
-                RoundPaused: consumers.round_paused,
-                RoundResumed: consumers.round_resumed,
+                RoundOpened: rounds.round_opened,
+                BettingClosed: rounds.betting_closed,
+                RoundCancelled: rounds.round_cancelled,
+                RoundClosed: rounds.round_closed,
+                RoundPaused: rounds.round_paused,
+                RoundResumed: rounds.round_resumed,
                 # the cards of a round cancelled mid-deal, for the players' last games
-                CardDealt: consumers.card_dealt,
-                CardsWithdrawn: consumers.cards_withdrawn,
+                CardDealt: rounds.card_dealt,
+                CardsWithdrawn: rounds.cards_withdrawn,
                 # a round voided after its result: settlement's reversal of it is checked
                 # against it
-                RoundVoided: consumers.round_voided,
+                RoundVoided: rounds.round_voided,
             },
             SETTLEMENT_EVENTS: {
-                BetsSettled: consumers.bets_settled,
+                BetsSettled: payer.bets_settled,
                 # a held round voided by two supervisors: its refunds follow
-                SettlementResolved: consumers.settlement_resolved,
+                SettlementResolved: rounds.settlement_resolved,
                 # a round voided after its result: its bets put right
-                BetsReversed: consumers.bets_reversed,
+                BetsReversed: corrector.bets_reversed,
             },
         },
         consumption={
