@@ -5,6 +5,7 @@ from urllib.parse import urlsplit
 
 from pydantic import Field
 
+from teenpatti.seamless.client import HttpClient
 from teenpatti.settings import PLACEHOLDER, InfrastructureSettings
 
 _URL = r"^https?://[^/?#\s]+(/[^?#\s]*)?$"
@@ -78,6 +79,13 @@ class WalletSettings(InfrastructureSettings):
         " operator's wallet server; operators verify with its public half. Required once any"
         " operator is seamless: without it (empty) their slips are refused"
         " (`operator_unavailable`).",
+    )
+    seamless_http_client: HttpClient = Field(
+        default=HttpClient.HTTP11,
+        description="The HTTP client of the calls to seamless operators' wallet servers:"
+        " `http11`, our own kept-alive HTTP/1.1 connections, one pool per operator, a"
+        " fraction of the CPU a call; `httpx` turns it off (decision 0099). Both bound an"
+        " attempt by the operator's timeout, follow no redirect, verify TLS and never retry.",
     )
     seamless_config_cache_seconds: float = Field(
         default=5.0,

@@ -71,7 +71,9 @@ class OperatorWallets:
         self.client: OperatorWalletClient | None = (
             None
             if not key_file
-            else OperatorWalletClient(load_private_key(Path(key_file).read_bytes()))
+            else OperatorWalletClient(
+                load_private_key(Path(key_file).read_bytes()), http=settings.seamless_http_client
+            )
         )
 
     def client_for(self, config: OperatorConfig) -> OperatorWalletClient:
