@@ -238,7 +238,7 @@ async def _calls(
     answered = sum(isinstance(outcome, Answered) for outcome in outcomes)
     if answered != calls:  # a comparison of clients that did not all answer measures nothing
         strays = [outcome for outcome in outcomes if not isinstance(outcome, Answered)][:3]
-        raise RuntimeError(f"{calls - answered} of {calls} calls not answered: {strays}")
+        raise RuntimeError(f"{calls - answered} of {calls} calls not answered ({transport}): {strays}")
     return cpu * 1000 / calls, calls / wall
 
 

@@ -31,7 +31,7 @@ import ssl
 import time
 from collections import deque
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 from urllib.parse import quote, urlsplit
 
 import httptools
@@ -242,7 +242,7 @@ class _Pool:
     async def _open(self) -> _Connection:
         loop = asyncio.get_running_loop()
         try:
-            _, connection = await loop.create_connection(
+            transport, connection = await loop.create_connection(
                 lambda: _Connection(self),
                 self.host,
                 self.port,
@@ -251,6 +251,8 @@ class _Pool:
             )
         except OSError as error:  # refused, unreachable, no such host, TLS refused
             raise NotSentError(describe(error)) from error
+        # uvloop calls connection_made after it returns
+        connection.transport = cast(asyncio.Transport, transport)
         if connection.closed:  # closed by the server as soon as it was open
             raise NotSentError("the server closed the connection at once")
         connection.counted = True
@@ -373,8 +375,8 @@ class _Connection(asyncio.Protocol):
     # -- asyncio's side --------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # uvloop's transports are asyncio's in all but their class
+        self.transport = cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes) -> None:
         answer = self.answer
