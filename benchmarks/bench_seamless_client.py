@@ -425,15 +425,21 @@ def record(
         "python": platform.python_version(),
         "machine": f"{os.cpu_count()} cores, shared with other work",
         "raw_limits": [
-            {"measure": "RSA-2048 signing of a request", "value": alone.sign_ms, "unit": "ms"},
-            {"measure": "verifying an answer alone", "value": alone.verify_ms, "unit": "ms"},
+            {"measure": "RSA-2048 signing of a request", "value": round(alone.sign_ms, 4), "unit": "ms"},
+            {"measure": "verifying an answer alone", "value": round(alone.verify_ms, 4), "unit": "ms"},
             {
                 "measure": "the call without its HTTP (encode, sign, verify, read, count)",
-                "value": alone.without_http_ms,
+                "value": round(alone.without_http_ms, 4),
                 "unit": "ms",
             },
         ],
-        "figures": [figure.as_dict() for figure in figures(measured, alone, args.in_flight)],
+        "figures": [
+            {
+                key: round(value, 4) if isinstance(value, float) else value
+                for key, value in figure.as_dict().items()
+            }
+            for figure in figures(measured, alone, args.in_flight)
+        ],
         "notes": f"{args.calls} wins a round through each client in turn, {args.rounds} rounds,"
         f" the median kept; {args.loop} event loop; the reference operator with 2 workers on"
         f" the same machine. CPU per call (ms) each round: {each_round}.",
