@@ -425,8 +425,16 @@ def record(
         "python": platform.python_version(),
         "machine": f"{os.cpu_count()} cores, shared with other work",
         "raw_limits": [
-            {"measure": "RSA-2048 signing of a request", "value": round(alone.sign_ms, 4), "unit": "ms"},
-            {"measure": "verifying an answer alone", "value": round(alone.verify_ms, 4), "unit": "ms"},
+            {
+                "measure": "RSA-2048 signing of a request",
+                "value": round(alone.sign_ms, 4),
+                "unit": "ms",
+            },
+            {
+                "measure": "verifying an answer alone",
+                "value": round(alone.verify_ms, 4),
+                "unit": "ms",
+            },
             {
                 "measure": "the call without its HTTP (encode, sign, verify, read, count)",
                 "value": round(alone.without_http_ms, 4),

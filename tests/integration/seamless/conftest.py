@@ -3,14 +3,12 @@ game side and the operator, and a fresh database for the reference operator."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator
 from pathlib import Path
 from uuid import uuid4
 
 import asyncpg
 import pytest
-import uvloop
 
 from teenpatti.seamless.signing import (
     generate_private_key,
@@ -47,13 +45,3 @@ async def operator_database(infrastructure: InfrastructureSettings) -> AsyncIter
             await drop_database(admin, name)
         finally:
             await admin.close()
-
-
-def pytest_asyncio_loop_factories(
-    config: pytest.Config, item: pytest.Item
-) -> Mapping[str, Callable[[], asyncio.AbstractEventLoop]] | None:
-    """The operator calls' own HTTP client is tested on both event loops: asyncio's, and
-    uvloop's, which the services run on (uvicorn takes it) and whose transports differ."""
-    if item.path.name != "test_http11_client.py":
-        return None
-    return {"asyncio": asyncio.new_event_loop, "uvloop": uvloop.new_event_loop}

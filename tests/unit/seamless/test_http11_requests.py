@@ -1,7 +1,7 @@
 """What our own HTTP/1.1 client of operators' wallets writes (teenpatti.seamless.http11),
 byte for byte, and the URLs and headers it refuses to write; the span attributes it names as
 OpenTelemetry's instrumentations do. Its connections are tested over real sockets
-(tests/integration/seamless/test_http11_client.py)."""
+(tests/integration/operator_http/test_http11_client.py)."""
 
 from __future__ import annotations
 

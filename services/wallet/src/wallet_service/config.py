@@ -5,7 +5,6 @@ from urllib.parse import urlsplit
 
 from pydantic import Field
 
-from teenpatti.seamless.client import HttpClient
 from teenpatti.settings import PLACEHOLDER, InfrastructureSettings
 
 _URL = r"^https?://[^/?#\s]+(/[^?#\s]*)?$"
@@ -80,8 +79,9 @@ class WalletSettings(InfrastructureSettings):
         " operator is seamless: without it (empty) their slips are refused"
         " (`operator_unavailable`).",
     )
-    seamless_http_client: HttpClient = Field(
-        default=HttpClient.HTTP11,
+    seamless_http_client: str = Field(
+        default="http11",
+        pattern=r"^(http11|httpx)$",
         description="The HTTP client of the calls to seamless operators' wallet servers:"
         " `http11`, our own kept-alive HTTP/1.1 connections, one pool per operator, a"
         " fraction of the CPU a call; `httpx` turns it off (decision 0099). Both bound an"

@@ -17,6 +17,7 @@ from teenpatti.seamless import (
     OperatorWalletClient,
     load_private_key,
 )
+from teenpatti.seamless.client import HttpClient
 
 from .adapters import seamless as calls
 from .config import WalletSettings
@@ -72,7 +73,8 @@ class OperatorWallets:
             None
             if not key_file
             else OperatorWalletClient(
-                load_private_key(Path(key_file).read_bytes()), http=settings.seamless_http_client
+                load_private_key(Path(key_file).read_bytes()),
+                http=HttpClient(settings.seamless_http_client),
             )
         )
 

@@ -135,6 +135,11 @@ class OperatorWalletClient:
             else http
         )
 
+    @property
+    def transport(self) -> OperatorTransport:
+        """The HTTP client the calls go through."""
+        return self._http
+
     async def __aenter__(self) -> Self:
         return self
 

@@ -252,7 +252,7 @@ class _Pool:
         except OSError as error:  # refused, unreachable, no such host, TLS refused
             raise NotSentError(describe(error)) from error
         # uvloop calls connection_made after it returns
-        connection.transport = cast(asyncio.Transport, transport)
+        connection.transport = transport
         if connection.closed:  # closed by the server as soon as it was open
             raise NotSentError("the server closed the connection at once")
         connection.counted = True
