@@ -15,8 +15,9 @@ docs/decisions/0047-trace-context-with-the-event.md
 client spans OpenTelemetry's maintained instrumentations make (`instrument_clients`): each
 HTTP call (the web front's calls to the services; an operator's wallet, whose own client
 makes the same span, `client_tracer`), each Postgres statement, Redis command and Kafka
-send or poll, in the trace of the request or event they serve. A client span with no trace to join (a relay's or a consumer's polling) is not
-recorded (`teenpatti.observability.sampling`). Without an endpoint, the API's no-op tracer
+send or poll, in the trace of the request or event they serve. A client span with no trace
+to join (a relay's or a consumer's polling) is not recorded
+(`teenpatti.observability.sampling`). Without an endpoint, the API's no-op tracer
 stands in: nothing is recorded, and a context that arrives is still passed on.
 docs/decisions/0092-client-spans-and-the-w3c-propagator.md
 """
