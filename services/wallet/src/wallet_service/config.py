@@ -79,6 +79,14 @@ class WalletSettings(InfrastructureSettings):
         " operator is seamless: without it (empty) their slips are refused"
         " (`operator_unavailable`).",
     )
+    seamless_http_client: str = Field(
+        default="http11",
+        pattern=r"^(http11|httpx)$",
+        description="The HTTP client of the calls to seamless operators' wallet servers:"
+        " `http11`, our own kept-alive HTTP/1.1 connections, one pool per operator, a"
+        " fraction of the CPU a call; `httpx` turns it off (decision 0099). Both bound an"
+        " attempt by the operator's timeout, follow no redirect, verify TLS and never retry.",
+    )
     seamless_config_cache_seconds: float = Field(
         default=5.0,
         ge=0,

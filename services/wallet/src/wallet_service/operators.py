@@ -17,6 +17,7 @@ from teenpatti.seamless import (
     OperatorWalletClient,
     load_private_key,
 )
+from teenpatti.seamless.client import HttpClient
 
 from .adapters import seamless as calls
 from .config import WalletSettings
@@ -71,7 +72,10 @@ class OperatorWallets:
         self.client: OperatorWalletClient | None = (
             None
             if not key_file
-            else OperatorWalletClient(load_private_key(Path(key_file).read_bytes()))
+            else OperatorWalletClient(
+                load_private_key(Path(key_file).read_bytes()),
+                http=HttpClient(settings.seamless_http_client),
+            )
         )
 
     def client_for(self, config: OperatorConfig) -> OperatorWalletClient:

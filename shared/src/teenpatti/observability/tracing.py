@@ -13,10 +13,11 @@ docs/decisions/0047-trace-context-with-the-event.md
 
 `setup_tracing` records and exports spans only with `TP_OTLP_ENDPOINT`, and then also the
 client spans OpenTelemetry's maintained instrumentations make (`instrument_clients`): each
-HTTP call (an operator's wallet, the web front's calls to the services), each Postgres
-statement, Redis command and Kafka send or poll, in the trace of the request or event they
-serve. A client span with no trace to join (a relay's or a consumer's polling) is not
-recorded (`teenpatti.observability.sampling`). Without an endpoint, the API's no-op tracer
+HTTP call (the web front's calls to the services; an operator's wallet, whose own client
+makes the same span, `client_tracer`), each Postgres statement, Redis command and Kafka
+send or poll, in the trace of the request or event they serve. A client span with no trace
+to join (a relay's or a consumer's polling) is not recorded
+(`teenpatti.observability.sampling`). Without an endpoint, the API's no-op tracer
 stands in: nothing is recorded, and a context that arrives is still passed on.
 docs/decisions/0092-client-spans-and-the-w3c-propagator.md
 """
@@ -47,6 +48,8 @@ log = logging.getLogger(__name__)
 TRACEPARENT = "traceparent"  # the W3C header, on HTTP requests and Kafka records
 _tracer = trace.get_tracer("teenpatti")
 _provider: TracerProvider | None = None
+# the tracer of our own clients' spans (teenpatti.seamless.http11) while clients are traced
+_clients_tracer: trace.Tracer | None = None
 
 
 # the W3C Trace Context format, for the store's column and the Kafka records' header: only
@@ -170,16 +173,28 @@ def instrument_clients(provider: trace.TracerProvider) -> None:
     """Client spans from OpenTelemetry's maintained instrumentations, recorded by `provider`:
     httpx (calls to operators' wallets and between services; it sends the W3C headers),
     asyncpg, redis and aiokafka (its sends add `traceparent`; its polls continue each
-    record's). Once per process; `uninstrument_clients` undoes it."""
+    record's), and our own HTTP/1.1 client of operators' wallets (`client_tracer`). Once per
+    process; `uninstrument_clients` undoes it."""
+    global _clients_tracer
     for instrumentor in _instrumentors():
         if not instrumentor.is_instrumented_by_opentelemetry:
             instrumentor.instrument(tracer_provider=provider)
+    _clients_tracer = provider.get_tracer("teenpatti.clients")
 
 
 def uninstrument_clients() -> None:
+    global _clients_tracer
+    _clients_tracer = None
     for instrumentor in _instrumentors():
         if instrumentor.is_instrumented_by_opentelemetry:
             instrumentor.uninstrument()
+
+
+def client_tracer() -> trace.Tracer | None:
+    """The tracer of the client spans our own clients make (the operator calls'
+    `Http11Transport`, which has no maintained instrumentation); None while clients are not
+    traced: then they make no span and send no trace context, as httpx's instrumentation."""
+    return _clients_tracer
 
 
 def setup_tracing(settings: InfrastructureSettings, service: str) -> None:

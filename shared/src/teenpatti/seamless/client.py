@@ -11,13 +11,9 @@ counted and timed here, once (`teenpatti_operator_*`, `record_attempt`).
 from __future__ import annotations
 
 import asyncio
-import importlib.util
-import itertools
-import logging
-import math
-import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
+from enum import StrEnum
 from types import TracebackType
 from typing import Protocol, Self
 from uuid import uuid4
@@ -43,22 +39,27 @@ from teenpatti.seamless.calls import (
     WinCall,
 )
 from teenpatti.seamless.config import Adapter, OperatorConfig
+from teenpatti.seamless.http11 import Http11Transport
 from teenpatti.seamless.hub88 import Hub88Adapter
 from teenpatti.seamless.signing import PrivateKey, PublicKey, sign
+from teenpatti.seamless.transports import (
+    MAX_ANSWER_BYTES,
+    AnswerLostError,
+    HttpxTransport,
+    NotSentError,
+    OperatorTransport,
+)
 
 __all__ = [
+    "MAX_ANSWER_BYTES",
     "Answered",
     "BadAnswer",
     "CallOutcome",
+    "HttpClient",
     "NoAnswer",
     "OperatorWalletClient",
     "WalletAdapter",
 ]
-
-# far above any answer of five fields; more is not an answer
-MAX_ANSWER_BYTES = 64 * 1024
-ERROR_EXCERPT_BYTES = 300
-CONNECTIONS_PER_POOL = 8
 
 
 class WalletAdapter(Protocol):
@@ -86,42 +87,58 @@ class Encodable(Protocol):
 ADAPTERS: Mapping[Adapter, WalletAdapter] = {Adapter.HUB88: Hub88Adapter()}
 
 
+class HttpClient(StrEnum):
+    """The HTTP client of the calls to operators' wallets (`TP_SEAMLESS_HTTP_CLIENT`)."""
+
+    # our own HTTP/1.1 pools, one per operator, parsed by httptools (decision 0099)
+    HTTP11 = "http11"
+    # httpx with small pools (decision 0078)
+    HTTPX = "httpx"
+
+
+def open_transport(
+    client: HttpClient,
+    max_connections: int,
+    *,
+    httpx_transport: httpx.AsyncBaseTransport | None = None,
+) -> OperatorTransport:
+    """The transport named `client`, at most `max_connections` connections per operator
+    (`httpx`: in all). An httpx transport (an in-memory server, in tests) means httpx."""
+    if client is HttpClient.HTTPX or httpx_transport is not None:
+        return HttpxTransport(max_connections=max_connections, transport=httpx_transport)
+    return Http11Transport(max_connections=max_connections)
+
+
 class OperatorWalletClient:
     """Signs with our private key; verifies answers with each operator's public keys.
     Open it in a lifespan (`async with`), share it: it keeps connections open per operator.
 
-    Its `max_connections` are spread over small pools taken in turn: httpcore's pool walks
-    its connections for each waiting request at every request and answer, so one large
-    pool costs far more CPU a call than several small ones
-    (docs/decisions/0078-seamless-sender-pipeline.md)."""
+    Its HTTP client is `http` (`HttpClient.HTTP11` unless the setting turns it off, or a
+    transport of one's own), with at most `max_connections` per operator
+    (docs/decisions/0099-a-lean-http-client-for-operator-calls.md); an httpx `transport`
+    (an in-memory server, in tests) means httpx."""
 
     def __init__(
         self,
         signing_key: PrivateKey,
         *,
+        http: HttpClient | OperatorTransport = HttpClient.HTTP11,
         max_connections: int = 200,
-        connections_per_pool: int = CONNECTIONS_PER_POOL,
         transport: httpx.AsyncBaseTransport | None = None,
         new_request_uuid: Callable[[], str] = lambda: str(uuid4()),
     ) -> None:
         self._signing_key = signing_key
         self._new_request_uuid = new_request_uuid
-        _skip_absent_sniffio()
-        # each call and its answer are recorded by the caller (the wallet's operator_calls);
-        # httpx's own line per request would repeat them, at a log line's cost each
-        logging.getLogger("httpx").setLevel(max(logging.WARNING, logging.getLogger("httpx").level))
-        per_pool = max(1, min(connections_per_pool, max_connections))
-        self._pools = [
-            httpx.AsyncClient(
-                limits=httpx.Limits(max_connections=per_pool, max_keepalive_connections=per_pool),
-                transport=transport,
-                # one deadline bounds the whole attempt instead: the operator's timeout_seconds
-                timeout=None,
-                follow_redirects=False,
-            )
-            for _ in range(math.ceil(max_connections / per_pool))
-        ]
-        self._turn = itertools.cycle(self._pools)
+        self._http = (
+            open_transport(http, max_connections, httpx_transport=transport)
+            if isinstance(http, HttpClient)
+            else http
+        )
+
+    @property
+    def transport(self) -> OperatorTransport:
+        """The HTTP client the calls go through."""
+        return self._http
 
     async def __aenter__(self) -> Self:
         return self
@@ -135,8 +152,7 @@ class OperatorWalletClient:
         await self.aclose()
 
     async def aclose(self) -> None:
-        for pool in self._pools:
-            await pool.aclose()
+        await self._http.aclose()
 
     async def balance(self, config: OperatorConfig, call: BalanceCall) -> CallOutcome:
         return await self._attempt(config, call)
@@ -169,45 +185,28 @@ class OperatorWalletClient:
         }
         try:
             async with asyncio.timeout(config.timeout_seconds):
-                status, answer, signature = await self._post(
+                posted = await self._http.post(
                     base_url + path, body, headers, adapter.signature_header
                 )
         except TimeoutError:
             return NoAnswer("timeout", f"no answer within {config.timeout_seconds} s", request_uuid)
-        except httpx.ConnectError as error:
-            return NoAnswer("connection", _describe(error), request_uuid)
-        except httpx.TransportError as error:
+        except NotSentError as error:
+            return NoAnswer("connection", str(error), request_uuid)
+        except AnswerLostError as error:
             # cut off while reading: the operator may have applied the call
-            return NoAnswer("unreadable", _describe(error), request_uuid)
-        if status != 200:
-            said = (answer or b"").decode("utf-8", "replace").strip()
-            detail = f"HTTP {status}: {said}" if said else f"HTTP {status}"
+            return NoAnswer("unreadable", str(error), request_uuid)
+        if posted.status != 200:
+            said = (posted.body or b"").decode("utf-8", "replace").strip()
+            detail = f"HTTP {posted.status}: {said}" if said else f"HTTP {posted.status}"
             return NoAnswer("http_status", detail, request_uuid)
-        if answer is None:
+        if posted.body is None:
             return BadAnswer(
                 "oversized", b"", f"an answer over {MAX_ANSWER_BYTES} bytes", request_uuid
             )
         expected = Expected(request_uuid, call.user, call.currency)
-        return adapter.read_answer(answer, signature, config.loaded_public_keys, expected)
-
-    async def _post(
-        self, url: str, body: bytes, headers: dict[str, str], signature_header: str
-    ) -> tuple[int, bytes | None, str | None]:
-        """The HTTP status, the body (None: too long for an answer; the beginning of an error
-        page) and the signature header."""
-        http = next(self._turn)
-        async with http.stream("POST", url, content=body, headers=headers) as response:
-            # of an error page, its beginning is enough to say what went wrong
-            limit = MAX_ANSWER_BYTES if response.status_code == 200 else ERROR_EXCERPT_BYTES
-            received = bytearray()
-            async for chunk in response.aiter_bytes():
-                received += chunk
-                if len(received) > limit:
-                    if response.status_code != 200:
-                        return response.status_code, bytes(received[:limit]), None
-                    return response.status_code, None, None
-            signature = response.headers.get(signature_header)
-            return response.status_code, bytes(received), signature
+        return adapter.read_answer(
+            posted.body, posted.signature, config.loaded_public_keys, expected
+        )
 
 
 CALL_NAMES: Mapping[type[Call], str] = {
@@ -245,15 +244,3 @@ def record_attempt(operator_id: str, call: Call, outcome: CallOutcome, seconds: 
             OPERATOR_BAD_ANSWERS.labels(operator_id, reason).inc()
         case _:
             pass
-
-
-def _skip_absent_sniffio() -> None:
-    """httpcore imports `sniffio` each time it sets up a lock or an event, several times a
-    call; when it is not installed (anyio no longer needs it), each of those imports walks
-    `sys.path` again. Recording it as absent makes the import fail at once, as it would."""
-    if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
-        sys.modules["sniffio"] = None  # type: ignore[assignment]
-
-
-def _describe(error: Exception) -> str:
-    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
