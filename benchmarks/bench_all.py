@@ -87,21 +87,22 @@ def _value(figure: Figure) -> str:
 
 
 def goals_table(figures: list[Figure]) -> list[str]:
-    """Each goal's figure of this run beside its raw limit of the same run, and the ratio."""
+    """Each goal's figure of this run beside its raw limit of the same run, and the ratio; what
+    exactly was measured (its size, its load) last."""
     rows = [
-        "| goal | figure | raw limit (same run) | ratio | goal | met |",
-        "|---|---:|---|---:|---|---|",
+        "| goal | figure | raw limit (same run) | ratio | goal | met | measured as |",
+        "|---|---:|---|---:|---|---|---|",
     ]
     for goal in GOALS:
         figure = next((f for f in figures if f.goal_key == goal.key), None)
         if figure is None:
-            rows.append(f"| {goal.measure} | not measured | - | - | {goal.goal} | - |")
+            rows.append(f"| {goal.measure} | not measured | - | - | {goal.goal} | - | - |")
             continue
         raw = "-" if figure.baseline == "-" else f"{figure.baseline}: {figure.baseline_value:,.1f}"
         ratio = "-" if figure.baseline == "-" else f"{figure.ratio:.2f}"
         rows.append(
             f"| {goal.measure} | {_value(figure)} | {raw} | {ratio} | {goal.goal} |"
-            f" {'yes' if figure.met else 'no'} |"
+            f" {'yes' if figure.met else 'no'} | {figure.measure} |"
         )
     return rows
 
@@ -160,7 +161,9 @@ def write_doc(figures: list[Figure], when: str, quick: bool, run: Path) -> None:
     DOC.write_text(text)
 
 
-def write_run(figures: list[Figure], started: datetime, ended: datetime, quick: bool) -> Path:
+def write_run(
+    figures: list[Figure], started: datetime, ended: datetime, quick: bool, failed: list[str]
+) -> Path:
     """This run as a new file in docs/performance/runs/, named after its start."""
     RUNS.mkdir(parents=True, exist_ok=True)
     name = started.strftime("%Y-%m-%dT%H%MZ") + ("-make-bench-quick" if quick else "-make-bench")
@@ -173,6 +176,7 @@ def write_run(figures: list[Figure], started: datetime, ended: datetime, quick: 
         "python": platform.python_version(),
         "machine": f"{os.cpu_count()} cores",
         "figures": [f.as_dict() for f in figures],
+        "failed": failed,
     }
     path = RUNS / f"{name}.json"
     path.write_text(json.dumps(body, indent=2, ensure_ascii=False) + "\n")
@@ -202,7 +206,7 @@ async def main() -> int:
     print("\n".join(table(figures)))
     ended = datetime.now(UTC)
     when = ended.strftime("%Y-%m-%d %H:%M UTC")
-    run = write_run(figures, started, ended, args.quick)
+    run = write_run(figures, started, ended, args.quick, failed)
     print(f"\nwritten: {run}")
     if not args.no_doc and figures:
         write_doc(figures, when, args.quick, run)

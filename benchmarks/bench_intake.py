@@ -533,14 +533,18 @@ async def measure_shape(
     return Shape(name, bets, saturation, rate, latencies, cpu_ms)
 
 
-async def measure(quick: bool, profile: str | None = None, smoke: bool = False) -> list[Figure]:
+async def measure(
+    quick: bool, profile: str | None = None, smoke: bool = False, system: System | None = None
+) -> list[Figure]:
     """One-bet slips (each bet its own request: the worst case for bets/s), then six-bet
     slips (one bet of each type: the most a slip holds), on the same table and players.
-    `smoke`: a few slips, only to show that it works."""
+    `smoke`: a few slips, only to show that it works; `system`: on that one, not a fresh one."""
     slips = 96 if smoke else 2_000 if quick else 15_000
     load_seconds = 1.0 if smoke else 5.0 if quick else 20.0
     players = [f"bench-{n:04d}" for n in range(4 * CONCURRENCY)]
-    async with fresh_system(base_port=free_base_port(), extra_env=profiling_env(profile)) as system:
+    async with fresh_system(
+        base_port=free_base_port(), extra_env=profiling_env(profile), shared=system
+    ) as system:
         studio = Studio(system)
         round_id = await studio.open_table("BI1", betting_seconds=600)
         await studio.fund(players, 10**12)

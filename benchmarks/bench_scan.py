@@ -269,6 +269,8 @@ class Studio:
     ) -> None:
         """Six cards of a shuffled deck, `DEALER_HAND_SECONDS` apart. A `pending` answer
         (no verdict within a second) is not scanned again: the card is recorded and dealt."""
+        if table_id not in self.devices:
+            return  # another's table, on a system the smoke runs share
         cards = self.rng.sample([str(card) for card in DECK], 6)
         for number, card in enumerate(cards, start=1):
             await asyncio.sleep(DEALER_HAND_SECONDS)
@@ -685,6 +687,7 @@ async def run_tables(
     spread: float,
     betting: float = BETTING_SECONDS,
     result_pause: float = RESULT_PAUSE_SECONDS,
+    shared: System | None = None,
 ) -> Outcome:
     """`tables` tables on a fresh system, opened `spread` seconds apart in all (0: together,
     so that they are dealt in step), until each watched table has closed `rounds` rounds."""
@@ -693,7 +696,7 @@ async def run_tables(
     # feed holds one (a pub/sub subscription): 100 feeds on one instance fail with
     # "Too many connections". So players watch at most 50 tables; all of them run.
     watched = min(tables, 50)
-    async with fresh_system(base_port=free_base_port()) as system:
+    async with fresh_system(base_port=free_base_port(), shared=shared) as system:
         print(f"raw hops ({hop_samples} round trips each)...", flush=True)
         kafka = await kafka_round_trips(system.settings, hop_samples)
         postgres = await postgres_round_trips(
@@ -761,7 +764,7 @@ async def run_tables(
     return Outcome(totals, slowest, kafka.p99, raw_path)
 
 
-async def measure(quick: bool, smoke: bool = False) -> list[Figure]:
+async def measure(quick: bool, smoke: bool = False, system: System | None = None) -> list[Figure]:
     """Two runs, each on a fresh system: the tables opened over one cycle, so that each is
     dealt at its own time as in a studio (the goal's measure), then opened together, so that
     all are dealt in step and every scan comes in a burst of `tables` (the worst case).
@@ -773,7 +776,7 @@ async def measure(quick: bool, smoke: bool = False) -> list[Figure]:
     cycle = betting + 6 * DEALER_HAND_SECONDS + pause + 1
     figures: list[Figure] = []
     for spread in (cycle,) if smoke else (cycle, 0.0):
-        outcome = await run_tables(tables, rounds, hop_samples, spread, betting, pause)
+        outcome = await run_tables(tables, rounds, hop_samples, spread, betting, pause, system)
         p99, p50 = percentile(outcome.totals_ms, 99), percentile(outcome.totals_ms, 50)
         how = (
             "opened over one cycle (each dealt at its own time)"

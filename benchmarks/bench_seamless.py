@@ -656,7 +656,7 @@ async def measure(
     players = CONCURRENCY if smoke else PLAYERS
     transfer = [f"tp-{n:04d}" for n in range(players)]
     seamless = [f"sp-{n:04d}" for n in range(players)]
-    least_window = 2.0 if smoke else 10.0
+    least_window = 4.0 if smoke else 10.0
     figures: list[Figure] = []
     async with seamless_bench(workers, profile, win_per) as bench:
         studio = Studio(bench.system)

@@ -397,13 +397,16 @@ async def measure(
     profile: str | None = None,
     sizes: Sequence[int] | None = None,
     smoke: bool = False,
+    system: System | None = None,
 ) -> list[Figure]:
     """Each size's round, then the goals' figures of the last (the largest): its time and
     the CPU per bet of the system's processes. `smoke`: one round of 60 bets."""
     sizes = sizes or ([60] if smoke else [1_000] if quick else [1_000, 10_000, 100_000])
     players = [f"settle-{n:04d}" for n in range(60 if smoke else PLAYERS)]
     results: list[tuple[Stages, float]] = []
-    async with fresh_system(base_port=free_base_port(), extra_env=profiling_env(profile)) as system:
+    async with fresh_system(
+        base_port=free_base_port(), extra_env=profiling_env(profile), shared=system
+    ) as system:
         studio = Studio(system)
         await studio.fund(players, 10**12)
         slips_per_second = 60.0  # a cautious first guess, then what the last size achieved
@@ -415,7 +418,7 @@ async def measure(
                 size,
                 players,
                 slips_per_second,
-                least_window=2.0 if smoke else 10.0,
+                least_window=4.0 if smoke else 10.0,
             )
             slips_per_second = math.ceil(stages.bets / 6) / stages.placing_seconds
             raw = await raw_batched_inserts(system.settings, stages.bets)

@@ -141,7 +141,9 @@ async def _deal(studio: Studio, table_id: str) -> None:
         print(f"  dealer of {table_id}: {error}", flush=True)
 
 
-async def lateness(system: System, margin: float) -> tuple[list[float], int, int, list[float]]:
+async def lateness(
+    system: System, margin: float, table_ids: list[str]
+) -> tuple[list[float], int, int, list[float]]:
     """Lateness (ms) of every round whose deadline passed `margin` seconds ago or earlier,
     how many those are and how many rounds closed, and how long each closed round's dealing
     took (s, `BettingClosed` to `RoundClosed`: the six scans, each answered before the
@@ -154,18 +156,21 @@ async def lateness(system: System, margin: float) -> tuple[list[float], int, int
         rows = await connection.fetch(
             "WITH opened AS (SELECT payload->>'round_id' AS round_id,"
             "   (payload->>'betting_closes_at')::timestamptz AS deadline"
-            "   FROM events WHERE event_type = 'RoundOpened'),"
+            "   FROM events WHERE event_type = 'RoundOpened'"
+            "   AND payload->>'table_id' = ANY($2::text[])),"
             " closed AS (SELECT payload->>'round_id' AS round_id, occurred_at"
             "   FROM events WHERE event_type = 'BettingClosed')"
             " SELECT o.deadline, c.occurred_at FROM opened o"
             " LEFT JOIN closed c USING (round_id) WHERE o.deadline < $1",
             measured_until,
+            table_ids,
         )
         dealing = await connection.fetch(
             "SELECT extract(epoch FROM r.occurred_at - b.occurred_at)::float8 AS seconds"
             " FROM events b JOIN events r ON r.event_type = 'RoundClosed'"
             "  AND r.payload->>'round_id' = b.payload->>'round_id'"
-            " WHERE b.event_type = 'BettingClosed'"
+            " WHERE b.event_type = 'BettingClosed' AND b.payload->>'table_id' = ANY($1::text[])",
+            table_ids,
         )
     finally:
         await connection.close()
@@ -181,16 +186,18 @@ async def run_step(
     window: float,
     betting: float = BETTING_SECONDS,
     result_pause: float = RESULT_PAUSE_SECONDS,
+    shared: System | None = None,
 ) -> Step:
     step = Step(tables)
-    async with fresh_system(base_port=free_base_port()) as system:
+    table_ids = [f"L{n:04d}" for n in range(tables)]
+    async with fresh_system(base_port=free_base_port(), shared=shared) as system:
         studio = Studio.of(system, connections=128)
         stop = asyncio.Event()
         dealing = asyncio.create_task(dealers(system, studio, stop))
         try:
             started = time.monotonic()
             await studio.open_tables(
-                [f"L{n:04d}" for n in range(tables)],
+                table_ids,
                 betting,
                 result_pause,
                 concurrency=16,
@@ -199,7 +206,7 @@ async def run_step(
             await asyncio.sleep(window)
             # only deadlines at least a second old: younger ones may still be closing
             step.lateness_ms, step.rounds, step.closed, step.dealing_s = await lateness(
-                system, margin=1.0
+                system, 1.0, table_ids
             )
         finally:
             stop.set()
@@ -285,6 +292,7 @@ async def measure(
     steps: list[int] | None = None,
     seconds: float | None = None,
     smoke: bool = False,
+    system: System | None = None,
 ) -> list[Figure]:
     """`smoke`: one step of 3 tables with a 1 s betting window for 6 s, small raw limits."""
     print(
@@ -315,7 +323,7 @@ async def measure(
     best: Step | None = None
     last: Step | None = None
     for tables in table_steps:
-        last = await run_step(tables, window, betting, pause)
+        last = await run_step(tables, window, betting, pause, system)
         print("  " + last.line(), flush=True)
         if not last.ok:
             break

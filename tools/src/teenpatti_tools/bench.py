@@ -146,8 +146,16 @@ class System:
 
 @asynccontextmanager
 async def fresh_system(
-    base_port: int = 18101, extra_env: dict[str, str] | None = None
+    base_port: int = 18101,
+    extra_env: dict[str, str] | None = None,
+    *,
+    shared: System | None = None,
 ) -> AsyncIterator[System]:
+    """The services started on fresh databases and topics, and removed afterwards; or, with
+    `shared`, that system, left running (the benchmarks' smoke runs share one)."""
+    if shared is not None:
+        yield shared
+        return
     async with isolated_system(
         InfrastructureSettings(), label="bench", base_port=base_port, extra_env=extra_env
     ) as system:
