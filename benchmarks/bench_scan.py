@@ -51,6 +51,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from redis.asyncio import Redis
 
+from table_service.adapters.redis_feed import RedisTableFeed
 from teenpatti.engine import DECK
 from teenpatti.events.contracts import EventEnvelope
 from teenpatti.eventsourcing import kafka_producer
@@ -491,7 +492,8 @@ async def redis_watch(
     redis = Redis.from_url(system.settings.redis_url)
     pubsub = redis.pubsub()
     try:
-        await pubsub.psubscribe(system.settings.topic("feed:*"))
+        # every table's feed channel, named as the table service names them
+        await pubsub.psubscribe(RedisTableFeed(redis, system.settings.topic_prefix).channel("*"))
         subscribed.set()
         while True:
             message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
@@ -768,9 +770,9 @@ async def measure(quick: bool, smoke: bool = False, system: System | None = None
     """Two runs, each on a fresh system: the tables opened over one cycle, so that each is
     dealt at its own time as in a studio (the goal's measure), then opened together, so that
     all are dealt in step and every scan comes in a burst of `tables` (the worst case).
-    `smoke`: the first only, 3 tables, 2 rounds each with a 1 s betting window."""
+    `smoke`: the first only, 3 tables, a round each with a 1 s betting window."""
     tables = 3 if smoke else 20 if quick else 100
-    rounds = 2 if smoke else 3 if quick else 5
+    rounds = 1 if smoke else 3 if quick else 5
     hop_samples = 20 if smoke else 100 if quick else 300
     betting, pause = (1.0, 0.5) if smoke else (BETTING_SECONDS, RESULT_PAUSE_SECONDS)
     cycle = betting + 6 * DEALER_HAND_SECONDS + pause + 1
@@ -840,7 +842,7 @@ def print_figures(figures: list[Figure]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="20 tables, 3 rounds each")
-    parser.add_argument("--smoke", action="store_true", help="3 tables, 2 rounds, to show it works")
+    parser.add_argument("--smoke", action="store_true", help="3 tables, a round each, to show it works")
     args = parser.parse_args()
     print_figures(asyncio.run(measure(args.quick, args.smoke)))
 

@@ -42,6 +42,8 @@ from pathlib import Path
 import asyncpg
 from redis.asyncio import Redis
 
+from table_service.adapters.redis_feed import RedisTableFeed
+
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -118,7 +120,8 @@ async def dealers(system: System, studio: Studio, stop: asyncio.Event) -> None:
     pubsub = redis.pubsub()
     tasks: set[asyncio.Task[None]] = set()
     try:
-        await pubsub.psubscribe(system.settings.topic("feed:*"))
+        # every table's feed channel, named as the table service names them
+        await pubsub.psubscribe(RedisTableFeed(redis, system.settings.topic_prefix).channel("*"))
         while not stop.is_set():
             message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.5)
             if message is None:
