@@ -212,11 +212,11 @@ async def restore(store: AsyncpgEventStore) -> int:
 
 
 async def rate(
-    action: Callable[[AsyncpgEventStore], Awaitable[int]], store: AsyncpgEventStore
+    action: Callable[[AsyncpgEventStore], Awaitable[int]], store: AsyncpgEventStore, runs: int = 3
 ) -> float:
-    """Events per second, the median of three runs."""
+    """Events per second, the median of `runs` runs."""
     rates = []
-    for _ in range(3):
+    for _ in range(runs):
         started = time.perf_counter()
         count = await action(store)
         rates.append(count / (time.perf_counter() - started))
@@ -255,15 +255,18 @@ async def measure(quick: bool, show_profile: bool = False, smoke: bool = False) 
                 happened("events seeded", stored)
                 await pool.execute("VACUUM ANALYZE events")
                 freeze_startup_objects()  # the garbage collector's policy of every service
-                raw = await rate(raw_select, store)
+                runs = 1 if smoke else 3
+                raw = await rate(raw_select, store, runs)
                 stages = {
-                    "read (store.replay_stream rows)": await rate(read_only, store),
-                    "read + decode (registry.decode_json)": await rate(read_and_decode, store),
+                    "read (store.replay_stream rows)": await rate(read_only, store, runs),
+                    "read + decode (registry.decode_json)": await rate(
+                        read_and_decode, store, runs
+                    ),
                 }
-                full = await rate(rebuild, store)
-                profile = await profile_rebuild(store)
+                full = await rate(rebuild, store, runs)
+                profile = await profile_rebuild(store) if show_profile else ""
                 await write_snapshots(store)
-                restored = await rate(restore, store)
+                restored = await rate(restore, store, runs)
         finally:
             await drop_database(admin, name)
     finally:

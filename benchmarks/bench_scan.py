@@ -842,7 +842,9 @@ def print_figures(figures: list[Figure]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="20 tables, 3 rounds each")
-    parser.add_argument("--smoke", action="store_true", help="3 tables, a round each, to show it works")
+    parser.add_argument(
+        "--smoke", action="store_true", help="3 tables, a round each, to show it works"
+    )
     args = parser.parse_args()
     print_figures(asyncio.run(measure(args.quick, args.smoke)))
 

@@ -82,7 +82,7 @@ from teenpatti_tools.bench import (
     tree_cpu_seconds,
 )
 from teenpatti_tools.databases import create_database, drop_database
-from teenpatti_tools.devrun import free_base_port, game_keys, register_seamless
+from teenpatti_tools.devrun import GameKeys, free_base_port, game_keys, register_seamless
 from teenpatti_tools.operator.control import LaunchedOperator, launched
 from teenpatti_tools.operator.faults import FaultKind, FaultPlan, FaultSwitch
 from teenpatti_tools.simulator import BET_TYPES, OPERATOR_KEYS
@@ -186,13 +186,17 @@ class Bench:
 
 @asynccontextmanager
 async def seamless_bench(
-    workers: int, profile: bool = False, win_per: str | None = None
+    workers: int,
+    profile: bool = False,
+    win_per: str | None = None,
+    shared: tuple[System, GameKeys] | None = None,
 ) -> AsyncIterator[Bench]:
     """A fresh system with our key, and the reference operator (its own database, a fixed
-    latency on every call) as `SEAMLESS`'s wallet server; removed on leaving."""
+    latency on every call) as `SEAMLESS`'s wallet server; removed on leaving. `shared`: that
+    running system instead, started with that signing key (`signing_env`)."""
     suffix = uuid.uuid4().hex[:8]
     folder = Path(".local/bench") / f"seamless-{suffix}"
-    keys = await asyncio.to_thread(game_keys, folder)
+    keys = shared[1] if shared else await asyncio.to_thread(game_keys, folder)
     base_port = free_base_port()
     admin_settings = InfrastructureSettings().as_principal(ADMIN)
     database = f"bench_operator_{suffix}"
@@ -200,8 +204,10 @@ async def seamless_bench(
         seed=1,
         switches=(FaultSwitch(kind=FaultKind.LATENCY, seconds=LATENCY_SECONDS, probability=1.0),),
     )
-    env = {"TP_SEAMLESS_SIGNING_KEY_FILE": str(keys.private), **profile_window_env(profile)}
-    async with fresh_system(base_port=base_port, extra_env=env) as system:
+    env = {**signing_env(keys), **profile_window_env(profile)}
+    async with fresh_system(
+        base_port=base_port, extra_env=env, shared=shared[0] if shared else None
+    ) as system:
         await create_database(admin_settings, database)
         try:
             async with launched(
@@ -226,6 +232,11 @@ async def seamless_bench(
                 await drop_database(connection, database)
             finally:
                 await connection.close()
+
+
+def signing_env(keys: GameKeys) -> dict[str, str]:
+    """What the wallet needs to sign its calls to a seamless operator with `keys`."""
+    return {"TP_SEAMLESS_SIGNING_KEY_FILE": str(keys.private)}
 
 
 async def seamless_players(bench: Bench, players: Sequence[str]) -> None:
@@ -261,7 +272,9 @@ async def saturation(
     bench: Bench, round_id: str, players: Sequence[str], slips: int, post: PostSlip
 ) -> float:
     url = bench.system.url("wallet")
-    await saturate(url, round_id, players, min(300, slips), CONCURRENCY, SIX_BETS, post)  # warm
+    await saturate(
+        url, round_id, players, min(300, slips // 2), CONCURRENCY, SIX_BETS, post
+    )  # warm
     result = await saturate(url, round_id, players, slips, CONCURRENCY, SIX_BETS, post)
     tolerable(result.refused, slips, "at saturation")
     return (slips - result.refused) / result.seconds
@@ -648,6 +661,7 @@ async def measure(
     profile: bool = False,
     win_per: str | None = None,
     smoke: bool = False,
+    shared: tuple[System, GameKeys] | None = None,
 ) -> list[Figure]:
     """Intake, then settlement, on one system with the reference operator. `smoke`: 64
     slips, 1 s loads, rounds of 60 bets of 32 players each, to show that it works."""
@@ -658,7 +672,8 @@ async def measure(
     seamless = [f"sp-{n:04d}" for n in range(players)]
     least_window = 4.0 if smoke else 10.0
     figures: list[Figure] = []
-    async with seamless_bench(workers, profile, win_per) as bench:
+    workers = 1 if smoke else workers
+    async with seamless_bench(workers, profile, win_per, shared) as bench:
         studio = Studio(bench.system)
         await studio.fund(transfer, FUNDS)
         await seamless_players(bench, seamless)

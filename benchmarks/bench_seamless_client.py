@@ -42,7 +42,12 @@ GOAL_CPU_MS = 0.5
 
 
 async def run_calls(
-    calls: int, in_flight: int, per_pool: int, profile: bool, warm_up: int = WARM_UP
+    calls: int,
+    in_flight: int,
+    per_pool: int,
+    profile: bool,
+    warm_up: int = WARM_UP,
+    workers: int = 2,
 ) -> tuple[float, float]:
     """(calls per second, the client's CPU per call in ms) of `calls` wins after a warm-up."""
     folder = Path(".local/bench") / f"seamless-client-{uuid.uuid4().hex[:8]}"
@@ -56,7 +61,7 @@ async def run_calls(
             port=free_base_port() + 9,
             folder=folder,
             database=database,
-            workers=2,
+            workers=workers,
         ) as operator:
             config = OperatorConfig(
                 operator_id="bench",
@@ -113,7 +118,9 @@ async def run_calls(
 async def measure(quick: bool, smoke: bool = False) -> list[Figure]:
     """The goal's figure: the client's CPU per call, 64 calls in flight, pools of 8."""
     calls = 60 if smoke else 500 if quick else 1_500
-    rate, cpu_ms = await run_calls(calls, 64, 8, profile=False, warm_up=20 if smoke else WARM_UP)
+    rate, cpu_ms = await run_calls(
+        calls, 64, 8, profile=False, warm_up=20 if smoke else WARM_UP, workers=1 if smoke else 2
+    )
     return [
         Figure(
             BENCHMARK,
