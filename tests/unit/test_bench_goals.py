@@ -11,9 +11,7 @@ def figure(goal_key: str, value: float, baseline: str, baseline_value: float) ->
     return Figure("b", "m", value, "s", baseline, baseline_value, "g", False, goal_key=goal_key)
 
 
-def test_each_goal_has_a_row_with_its_figure_raw_limit_and_ratio_or_says_it_was_not_measured() -> (
-    None
-):
+def test_each_goal_has_its_figure_raw_limit_and_ratio_or_says_it_was_not_measured() -> None:
     rows = goals_table(
         [
             figure("settlement", 6.3, "insert 100,000 rows (s)", 1.0),
