@@ -198,6 +198,7 @@ async def run_step(
         stop = asyncio.Event()
         dealing = asyncio.create_task(dealers(system, studio, stop))
         try:
+            await studio.warm_up()
             started = time.monotonic()
             await studio.open_tables(
                 table_ids,
