@@ -2,11 +2,13 @@
 
     make bench                 (or: uv run python benchmarks/bench_all.py [--quick] [--only X])
 
-Runs bet intake, settlement, scan to result, rebuild, tables and the seamless wallet (each
-also runnable alone as benchmarks/bench_<name>.py), prints one table, keeps the run as a new
-data file in docs/performance/runs/ and rewrites the generated part of docs/performance.md with the
+Runs bet intake, settlement, scan to result, rebuild, tables, the seamless wallet and the
+operator calls' client (each also runnable alone as benchmarks/bench_<name>.py), prints the
+goals (each goal's figure, its raw limit of the same run and the ratio), the CPU per bet and
+per slip by process, and every figure; keeps the run as a new data file in
+docs/performance/runs/ and rewrites the generated part of docs/performance.md with the
 figures of this run. Before each benchmark it waits (up to two minutes) for the machine to
-go quiet, and says what it saw.
+go quiet, and says what it saw. A benchmark that fails, or measures nothing, fails the run.
 """
 
 from __future__ import annotations
@@ -22,10 +24,10 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from teenpatti_tools.bench import Figure
+from teenpatti_tools.bench import GOALS, Figure
 from teenpatti_tools.terminal import tool_logging
 
-BENCHMARKS = ("intake", "settlement", "scan", "rebuild", "tables", "seamless")
+BENCHMARKS = ("intake", "settlement", "scan", "rebuild", "tables", "seamless", "seamless_client")
 QUIET_CORES = 0.2  # the stack alone at rest uses under 0.1 of a core here
 SETTLE_SECONDS = 120.0
 DOC = Path("docs/performance.md")
@@ -73,10 +75,49 @@ def table(figures: list[Figure]) -> list[str]:
     for f in figures:
         rows.append(
             f"| {f.benchmark} | {f.measure} | {f.value:,.1f} {f.unit} |"
-            f" {f.baseline}: {f.baseline_value:,.1f} | {f.ratio:.2f} | {f.goal} |"
+            f" {'-' if f.baseline == '-' else f'{f.baseline}: {f.baseline_value:,.1f}'} |"
+            f" {'-' if f.baseline == '-' else f'{f.ratio:.2f}'} | {f.goal} |"
             f" {'-' if f.goal == '-' else 'yes' if f.met else 'no'} |"
         )
     return rows
+
+
+def _value(figure: Figure) -> str:
+    return f"{figure.value:,.1f} {figure.unit}"
+
+
+def goals_table(figures: list[Figure]) -> list[str]:
+    """Each goal's figure of this run beside its raw limit of the same run, and the ratio; what
+    exactly was measured (its size, its load) last."""
+    rows = [
+        "| goal | figure | raw limit (same run) | ratio | goal | met | measured as |",
+        "|---|---:|---|---:|---|---|---|",
+    ]
+    for goal in GOALS:
+        figure = next((f for f in figures if f.goal_key == goal.key), None)
+        if figure is None:
+            rows.append(f"| {goal.measure} | not measured | - | - | {goal.goal} | - | - |")
+            continue
+        raw = "-" if figure.baseline == "-" else f"{figure.baseline}: {figure.baseline_value:,.1f}"
+        ratio = "-" if figure.baseline == "-" else f"{figure.ratio:.2f}"
+        rows.append(
+            f"| {goal.measure} | {_value(figure)} | {raw} | {ratio} | {goal.goal} |"
+            f" {'yes' if figure.met else 'no'} | {figure.measure} |"
+        )
+    return rows
+
+
+def cpu_lines(figures: list[Figure]) -> list[str]:
+    """The CPU figures' shares by process (services, Postgres, Kafka), largest first."""
+    return [
+        f"- **{f.measure}**: {_value(f)}: "
+        + ", ".join(
+            f"{name} {amount:,.2f} {f.unit}"
+            for name, amount in sorted(f.by_process.items(), key=lambda item: -item[1])
+        )
+        for f in figures
+        if f.by_process
+    ]
 
 
 def bounds(figures: list[Figure]) -> list[str]:
@@ -95,6 +136,14 @@ def write_doc(figures: list[Figure], when: str, quick: bool, run: Path) -> None:
         f" {platform.python_version()}, on the development machine (2 cores);"
         f" its data: [`{run.name}`]({run.relative_to(DOC.parent).as_posix()}).",
         "",
+        *goals_table(figures),
+        "",
+        "CPU by process:",
+        "",
+        *cpu_lines(figures),
+        "",
+        "Every figure:",
+        "",
         *table(figures),
         "",
         "What bounds each (from the profiles):",
@@ -112,7 +161,9 @@ def write_doc(figures: list[Figure], when: str, quick: bool, run: Path) -> None:
     DOC.write_text(text)
 
 
-def write_run(figures: list[Figure], started: datetime, ended: datetime, quick: bool) -> Path:
+def write_run(
+    figures: list[Figure], started: datetime, ended: datetime, quick: bool, failed: list[str]
+) -> Path:
     """This run as a new file in docs/performance/runs/, named after its start."""
     RUNS.mkdir(parents=True, exist_ok=True)
     name = started.strftime("%Y-%m-%dT%H%MZ") + ("-make-bench-quick" if quick else "-make-bench")
@@ -125,6 +176,7 @@ def write_run(figures: list[Figure], started: datetime, ended: datetime, quick: 
         "python": platform.python_version(),
         "machine": f"{os.cpu_count()} cores",
         "figures": [f.as_dict() for f in figures],
+        "failed": failed,
     }
     path = RUNS / f"{name}.json"
     path.write_text(json.dumps(body, indent=2, ensure_ascii=False) + "\n")
@@ -149,10 +201,12 @@ async def main() -> int:
         except Exception as error:  # one broken benchmark must not hide the others
             failed.append(f"{name}: {type(error).__name__}: {error}")
             print(f"   {name} failed: {error}", file=sys.stderr)
+    print("\n".join(["Goals:", *goals_table(figures), "", "CPU by process:", *cpu_lines(figures)]))
+    print("\nEvery figure:")
     print("\n".join(table(figures)))
     ended = datetime.now(UTC)
     when = ended.strftime("%Y-%m-%d %H:%M UTC")
-    run = write_run(figures, started, ended, args.quick)
+    run = write_run(figures, started, ended, args.quick, failed)
     print(f"\nwritten: {run}")
     if not args.no_doc and figures:
         write_doc(figures, when, args.quick, run)

@@ -13,6 +13,7 @@ timed run is repeated and the best time is reported. Nothing is asserted: this p
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
 import random
@@ -100,13 +101,18 @@ def treys_text(card: Card) -> str:
     return rank + card.suit.value.lower()
 
 
-def main() -> None:
+def run(smoke: bool = False) -> dict[str, float]:
+    """Every measure, printed; the main figures returned (per second, or seconds). `smoke`:
+    small sets, each timed once, the PAR sheet once in process and once as the command."""
+    sizes = (2_000, 2_000, 20_000) if smoke else (ROUNDS, BONUS_SETS, NUMPY_SETS)
+    rounds, bonus, numpy_sets = sizes
+    repeats, par_repeats = (1, 1) if smoke else (REPEATS, PAR_REPEATS)
     rng = random.Random(SEED)
-    deals = random_deals(rng, ROUNDS)
-    bonus_sets = deals[:BONUS_SETS]
+    deals = random_deals(rng, rounds)
+    bonus_sets = deals[:bonus]
     treys_sets = [[treys.Card.new(treys_text(card)) for card in row] for row in bonus_sets]
     index_sets = np.array([[card.index for card in row] for row in bonus_sets], dtype=np.int64)
-    big_batch = random_six_card_indices(SEED, NUMPY_SETS)
+    big_batch = random_six_card_indices(SEED, numpy_sets)
     evaluator = treys.Evaluator()
 
     def run_rounds() -> int:
@@ -126,27 +132,25 @@ def main() -> None:
         ]
 
     rows: list[Row] = []
-    _, seconds, _ = best_time(run_rounds)
-    rows.append(Row("round results: resolve_round (scalar)", ROUNDS, seconds))
-    treys_codes, seconds, _ = best_time(run_treys)
+    _, seconds, _ = best_time(run_rounds, repeats)
+    rows.append(Row("round results: resolve_round (scalar)", rounds, seconds))
+    treys_codes, seconds, _ = best_time(run_treys, repeats)
     rows.append(
         Row(
             f"6-card bonus: treys {_version('treys')}, 6-card evaluate",
-            BONUS_SETS,
+            bonus,
             seconds,
             group="all",
             baseline=True,
         )
     )
-    ours_codes, seconds, _ = best_time(run_ours_scalar)
+    ours_codes, seconds, _ = best_time(run_ours_scalar, repeats)
+    rows.append(Row("6-card bonus: ours, scalar (best five of six)", bonus, seconds, group="all"))
+    numpy_codes, seconds, _ = best_time(lambda: classify_six_card_sets(index_sets), repeats)
+    rows.append(Row("6-card bonus: ours, numpy, same sets", bonus, seconds, group="all"))
+    _, seconds, _ = best_time(lambda: classify_six_card_sets(big_batch), repeats)
     rows.append(
-        Row("6-card bonus: ours, scalar (best five of six)", BONUS_SETS, seconds, group="all")
-    )
-    numpy_codes, seconds, _ = best_time(lambda: classify_six_card_sets(index_sets))
-    rows.append(Row("6-card bonus: ours, numpy, same sets", BONUS_SETS, seconds, group="all"))
-    _, seconds, _ = best_time(lambda: classify_six_card_sets(big_batch))
-    rows.append(
-        Row(f"6-card bonus: ours, numpy, {NUMPY_SETS:,} random sets", NUMPY_SETS, seconds, "all")
+        Row(f"6-card bonus: ours, numpy, {numpy_sets:,} random sets", numpy_sets, seconds, "all")
     )
 
     # Our scalar evaluator leaves early when no five of the six can make three of a kind or
@@ -158,7 +162,8 @@ def main() -> None:
     _, seconds, _ = best_time(
         lambda: [
             evaluator.get_rank_class(evaluator.evaluate(row[:2], row[2:])) for row in paying_treys
-        ]
+        ],
+        repeats,
     )
     rows.append(
         Row(
@@ -169,7 +174,7 @@ def main() -> None:
             baseline=True,
         )
     )
-    _, seconds, _ = best_time(lambda: [six_card_bonus_hand(row) for row in paying_sets])
+    _, seconds, _ = best_time(lambda: [six_card_bonus_hand(row) for row in paying_sets], repeats)
     rows.append(Row("paying hands only: ours, scalar", len(paying), seconds, group="paying"))
 
     agree_treys = sum(a == b for a, b in zip(ours_codes, treys_codes, strict=True))
@@ -178,29 +183,47 @@ def main() -> None:
     start = time.perf_counter()
     sheet = par_sheet(PUBLISHED_PAY_TABLE, count_deals())
     cold = time.perf_counter() - start
-    _, warm, warm_times = best_time(
-        lambda: par_sheet(PUBLISHED_PAY_TABLE, count_deals()), PAR_REPEATS
-    )
+    warm, warm_times = cold, [cold]
+    if not smoke:
+        _, warm, warm_times = best_time(
+            lambda: par_sheet(PUBLISHED_PAY_TABLE, count_deals()), par_repeats
+        )
     cli_seconds = _cli_par_sheet_seconds()
 
-    _print_report(rows, agree_treys, agree_numpy)
+    _print_report(rows, agree_treys, agree_numpy, bonus, repeats)
     print()
     print("PAR sheet (exact enumeration of 407,170,400 deals and 20,358,520 six-card sets)")
     print(f"  in process, first run (cold caches)       {cold:8.2f} s")
     print(
-        f"  in process, best of {PAR_REPEATS}                      {warm:8.2f} s"
+        f"  in process, best of {par_repeats}                      {warm:8.2f} s"
         f"   (median {statistics.median(warm_times):.2f} s)"
     )
     print(f"  `teenpatti par-sheet` CLI, with startup    {cli_seconds:8.2f} s")
     rtp = sheet.bet(BetType.PLAYER_A).rtp
     print(f"  (Player A RTP from that run: {float(rtp):.10f} = {rtp})")
+    return {
+        "rounds_per_second": rows[0].per_second,
+        "bonus_agreeing_with_treys": agree_treys / bonus,
+        "bonus_agreeing_scalar_numpy": agree_numpy / bonus,
+        "par_sheet_seconds": warm,
+        "par_sheet_command_seconds": cli_seconds,
+        "player_a_rtp": float(rtp),
+    }
 
 
-def _print_report(rows: Sequence[Row], agree_treys: int, agree_numpy: int) -> None:
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--smoke", action="store_true", help="small sets, to show it works")
+    run(parser.parse_args(argv).smoke)
+
+
+def _print_report(
+    rows: Sequence[Row], agree_treys: int, agree_numpy: int, bonus: int, repeats: int
+) -> None:
     baselines = {row.group: row for row in rows if row.baseline}
     print(
         f"Teen Patti 20-20 rules engine benchmark: seed {SEED}, Python {platform.python_version()},"
-        f" numpy {np.__version__}, {os.cpu_count()} CPUs, best of {REPEATS} runs"
+        f" numpy {np.__version__}, {os.cpu_count()} CPUs, best of {repeats} runs"
     )
     print()
     header = f"{'measure':<56}{'items':>11}{'seconds':>10}{'per second':>14}{'vs treys':>10}"
@@ -215,7 +238,7 @@ def _print_report(rows: Sequence[Row], agree_treys: int, agree_numpy: int) -> No
         )
     print()
     print(
-        f"Agreement on the same {BONUS_SETS:,} sets: ours vs treys {agree_treys:,},"
+        f"Agreement on the same {bonus:,} sets: ours vs treys {agree_treys:,},"
         f" ours scalar vs ours numpy {agree_numpy:,}"
     )
     categories = ", ".join(category.value for category in SixCardCategory)

@@ -34,17 +34,32 @@ from typing import Any
 import asyncpg
 
 from teenpatti.settings import InfrastructureSettings
-from teenpatti_tools.bench import Figure, System, cpu_seconds, fresh_system, percentile
+from teenpatti_tools.bench import (
+    Figure,
+    System,
+    cpu_seconds,
+    fresh_system,
+    happened,
+    percentile,
+    system_cpu,
+)
 from teenpatti_tools.databases import drop_database
 from teenpatti_tools.devrun import free_base_port
-from teenpatti_tools.simulator import BET_TYPES, OPERATOR_KEYS, SUPERVISOR_KEY
+from teenpatti_tools.simulator import (
+    BET_TYPES,
+    OPERATOR_KEYS,
+    SECOND_SUPERVISOR_KEY,
+    SUPERVISOR_KEY,
+)
 
 BENCHMARK = "bet intake"
 CURRENCY = "INR"
 LIMITS = {CURRENCY: {bet: {"min": 100, "max": 100_000} for bet in BET_TYPES}}
 CONCURRENCY = 32
-GOAL_RATE = 3_000.0
+GOAL_RATE = 3_000.0  # bets/s: the fixed load at which the p99 goal holds
+GOAL_SATURATION = 6_000.0  # bets/s
 GOAL_P99_MS = 50.0
+GOAL_CPU_PER_SLIP_MS = 2.5
 OPERATOR = "operator-1"
 ONE_BET = {"tie": 100}
 SIX_BETS = {bet: 100 for bet in BET_TYPES}  # one of each bet type, as a slip may hold
@@ -170,7 +185,8 @@ class Studio:
     async def open_table(
         self, table_id: str, betting_seconds: float, result_pause_seconds: float = 600
     ) -> str:
-        """Open the table; the id of its first round once the table has opened it."""
+        """Open the table, its terms approved by a second supervisor (docs/decisions/0086);
+        the id of its first round once the table has opened it."""
         table = connection_to(self.system.url("table"))
         try:
             status, body = await table.request(
@@ -185,6 +201,13 @@ class Studio:
                     "limits": LIMITS,
                 },
             )
+            if status == 202:  # new terms: the second supervisor approves them
+                change_id = body["pending_change"]["change_id"]
+                status, body = await table.request(
+                    "POST",
+                    f"/tables/{table_id}/changes/{change_id}/approve",
+                    {"X-Api-Key": SECOND_SUPERVISOR_KEY},
+                )
             if status not in (200, 201):
                 raise HttpError(f"open table {table_id}: {status} {body}")
             event = await self.wait_for_event(table, table_id, "RoundOpened")
@@ -484,7 +507,7 @@ async def measure_shape(
     and 60% below: the goal asks for both at once. The processes' CPU is read around the
     fixed load."""
     url = system.url("wallet")
-    await saturate(url, round_id, players, 300, CONCURRENCY, bets)  # warm up
+    await saturate(url, round_id, players, min(300, slips), CONCURRENCY, bets)  # warm up
     saturation = await saturate(url, round_id, players, slips, CONCURRENCY, bets)
     rate = max(10.0, (saturation.rate * 0.6) // 10 * 10)
     goal_slips = GOAL_RATE / len(bets)
@@ -496,6 +519,7 @@ async def measure_shape(
     )
     after = cpu_seconds(system)
     slips_sent = len(latencies.samples_ms)
+    happened(f"{name} slips answered at the fixed load", slips_sent)
     cpu_ms = {
         name: (after[name] - before[name]) * 1000 / slips_sent
         for name in after
@@ -509,13 +533,18 @@ async def measure_shape(
     return Shape(name, bets, saturation, rate, latencies, cpu_ms)
 
 
-async def measure(quick: bool, profile: str | None = None) -> list[Figure]:
+async def measure(
+    quick: bool, profile: str | None = None, smoke: bool = False, system: System | None = None
+) -> list[Figure]:
     """One-bet slips (each bet its own request: the worst case for bets/s), then six-bet
-    slips (one bet of each type: the most a slip holds), on the same table and players."""
-    slips = 2_000 if quick else 15_000
-    load_seconds = 5.0 if quick else 20.0
+    slips (one bet of each type: the most a slip holds), on the same table and players.
+    `smoke`: a few slips, only to show that it works; `system`: on that one, not a fresh one."""
+    slips = 96 if smoke else 2_000 if quick else 15_000
+    load_seconds = 1.0 if smoke else 5.0 if quick else 20.0
     players = [f"bench-{n:04d}" for n in range(4 * CONCURRENCY)]
-    async with fresh_system(base_port=free_base_port(), extra_env=profiling_env(profile)) as system:
+    async with fresh_system(
+        base_port=free_base_port(), extra_env=profiling_env(profile), shared=system
+    ) as system:
         studio = Studio(system)
         round_id = await studio.open_table("BI1", betting_seconds=600)
         await studio.fund(players, 10**12)
@@ -551,6 +580,7 @@ async def measure(quick: bool, profile: str | None = None) -> list[Figure]:
     )
     figures: list[Figure] = []
     for shape in shapes:
+        six = shape.name == "six-bet"  # the goals' slips
         figures.append(
             Figure(
                 BENCHMARK,
@@ -560,29 +590,53 @@ async def measure(quick: bool, profile: str | None = None) -> list[Figure]:
                 "bets/s",
                 f"single-row INSERT tx/s, asyncpg, {CONCURRENCY} connections",
                 raw.transactions_per_second,
-                ">= 3,000 bets/s",
-                shape.bets_per_second >= GOAL_RATE,
+                ">= 6,000 bets/s" if six else "-",
+                shape.bets_per_second >= GOAL_SATURATION,
                 bound,
+                goal_key="intake" if six else "",
             )
         )
         latencies = shape.latencies
+        offered_bets = shape.offered_rate * len(shape.bets)
         for p in (50, 95, 99):
             value = percentile(latencies.samples_ms, p)
+            goal = six and p == 99
             figures.append(
                 Figure(
                     BENCHMARK,
                     f"p{p} {shape.name} slip latency at a fixed {shape.offered_rate:.0f}"
-                    f" slips/s = {shape.offered_rate * len(shape.bets):,.0f} bets/s"
+                    f" slips/s = {offered_bets:,.0f} bets/s"
                     f" (achieved {latencies.achieved_rate:.0f} slips/s)",
                     value,
                     "ms",
                     f"p{p} of single-row INSERT tx at {one_bet.offered_rate:.0f}/s (ms)",
                     percentile(raw.latencies_ms, p),
-                    "p99 < 50 ms" if p == 99 else "-",
-                    value < GOAL_P99_MS,
+                    "p99 < 50 ms at 3,000 bets/s" if goal else "-",
+                    # met only at the goal's load: a lower one (saturation below it) is not
+                    value < GOAL_P99_MS and offered_bets >= GOAL_RATE,
                     bound,
+                    goal_key="intake-p99" if goal else "",
                 )
             )
+        by_process = system_cpu(shape.cpu_ms)
+        per_slip = sum(by_process.values())
+        figures.append(
+            Figure(
+                BENCHMARK,
+                f"CPU per {shape.name} slip, all processes (services, Postgres, Kafka), at a"
+                f" fixed {shape.offered_rate:.0f} slips/s (the whole machine, the load"
+                f" generator too: {shape.cpu_ms['machine']:.2f} ms)",
+                per_slip,
+                "ms",
+                "-",
+                0.0,
+                "<= 2.5 ms" if six else "-",
+                per_slip <= GOAL_CPU_PER_SLIP_MS,
+                bound,
+                goal_key="cpu-per-slip" if six else "",
+                by_process=by_process,
+            )
+        )
     return figures
 
 
@@ -608,11 +662,12 @@ def print_table(figures: Sequence[Figure]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (development)")
+    parser.add_argument("--smoke", action="store_true", help="a few slips, to show it works")
     parser.add_argument(
         "--profile", metavar="PACKAGE", help="run this service (e.g. wallet_service) under cProfile"
     )
     args = parser.parse_args()
-    figures = asyncio.run(measure(args.quick, args.profile))
+    figures = asyncio.run(measure(args.quick, args.profile, args.smoke))
     print_table(figures)
 
 

@@ -51,11 +51,12 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from redis.asyncio import Redis
 
+from table_service.adapters.redis_feed import RedisTableFeed
 from teenpatti.engine import DECK
 from teenpatti.events.contracts import EventEnvelope
 from teenpatti.eventsourcing import kafka_producer
 from teenpatti.settings import InfrastructureSettings
-from teenpatti_tools.bench import Figure, System, fresh_system, percentile
+from teenpatti_tools.bench import Figure, System, fresh_system, happened, percentile
 from teenpatti_tools.devrun import free_base_port
 from teenpatti_tools.simulator import (
     BET_TYPES,
@@ -67,7 +68,7 @@ from teenpatti_tools.simulator import (
 
 BENCHMARK = "scan to result"
 SEQUENCES = itertools.count(1)  # each read's sequence number, above all before it
-GOAL_MS = 50.0
+GOAL_MS = 30.0
 CURRENCY = "INR"
 LIMITS = {CURRENCY: {bet: {"min": 100, "max": 100_000} for bet in BET_TYPES}}
 PLAYER_KEY = OPERATOR_KEYS["operator-1"]
@@ -185,6 +186,8 @@ class Studio:
         await self.scanner.close()
 
     async def open_table(self, table_id: str, betting: float, result_pause: float) -> None:
+        """The table's scanner enrolled, then the table opened, its terms approved by a second
+        supervisor (docs/decisions/0086)."""
         await self.enrol(table_id)  # first: a device change waits while a round is dealt
         status, body = await self.table.request(
             "POST",
@@ -198,8 +201,42 @@ class Studio:
                 "limits": LIMITS,
             },
         )
+        if status == 202:  # new terms: the second supervisor approves them
+            status, body = await self.table.request(
+                "POST",
+                f"/tables/{table_id}/changes/{body['pending_change']['change_id']}/approve",
+                headers={"X-Api-Key": SECOND_SUPERVISOR_KEY},
+            )
         if status not in (200, 201):
             raise RuntimeError(f"opening {table_id}: {status} {body}")
+
+    async def warm_up(self, table_id: str = "WARMUP") -> None:
+        """Terms proposed for a table and withdrawn: the table service works out a pay table's
+        RTP on its first proposal and keeps it, so that tables opened together then do not
+        each work it out at once (seconds each, past a request's timeout on a busy machine)."""
+        status, body = await self.table.request(
+            "POST",
+            "/tables",
+            headers={"X-Api-Key": SUPERVISOR_KEY},
+            body={
+                "table_id": table_id,
+                "name": "warm-up",
+                "betting_seconds": BETTING_SECONDS,
+                "result_pause_seconds": RESULT_PAUSE_SECONDS,
+                "limits": LIMITS,
+            },
+        )
+        if status != 202:
+            raise RuntimeError(f"proposing the terms of {table_id}: {status} {body}")
+        change_id = body["pending_change"]["change_id"]
+        status, body = await self.table.request(
+            "POST",
+            f"/tables/{table_id}/changes/{change_id}/reject",
+            headers={"X-Api-Key": SUPERVISOR_KEY},
+            body={"reason": "the benchmark's warm-up"},
+        )
+        if status != 200:
+            raise RuntimeError(f"withdrawing the terms of {table_id}: {status} {body}")
 
     async def enrol(self, table_id: str) -> None:
         """The table's scanner: its own credential, proposed and approved by two supervisors
@@ -261,6 +298,8 @@ class Studio:
     ) -> None:
         """Six cards of a shuffled deck, `DEALER_HAND_SECONDS` apart. A `pending` answer
         (no verdict within a second) is not scanned again: the card is recorded and dealt."""
+        if table_id not in self.devices:
+            return  # another's table, on a system the smoke runs share
         cards = self.rng.sample([str(card) for card in DECK], 6)
         for number, card in enumerate(cards, start=1):
             await asyncio.sleep(DEALER_HAND_SECONDS)
@@ -481,7 +520,8 @@ async def redis_watch(
     redis = Redis.from_url(system.settings.redis_url)
     pubsub = redis.pubsub()
     try:
-        await pubsub.psubscribe(system.settings.topic("feed:*"))
+        # every table's feed channel, named as the table service names them
+        await pubsub.psubscribe(RedisTableFeed(redis, system.settings.topic_prefix).channel("*"))
         subscribed.set()
         while True:
             message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
@@ -670,14 +710,23 @@ class Outcome:
     raw_path_p99: float  # 2 Kafka + 2 Postgres NOTIFY + 1 Redis hops, sum of p99s
 
 
-async def run_tables(tables: int, rounds: int, hop_samples: int, spread: float) -> Outcome:
+async def run_tables(
+    tables: int,
+    rounds: int,
+    hop_samples: int,
+    spread: float,
+    betting: float = BETTING_SECONDS,
+    result_pause: float = RESULT_PAUSE_SECONDS,
+    shared: System | None = None,
+) -> Outcome:
     """`tables` tables on a fresh system, opened `spread` seconds apart in all (0: together,
     so that they are dealt in step), until each watched table has closed `rounds` rounds."""
+    cycle = betting + 6 * DEALER_HAND_SECONDS + result_pause + 1
     # A table service instance's Redis client allows 100 connections and each WebSocket
     # feed holds one (a pub/sub subscription): 100 feeds on one instance fail with
     # "Too many connections". So players watch at most 50 tables; all of them run.
     watched = min(tables, 50)
-    async with fresh_system(base_port=free_base_port()) as system:
+    async with fresh_system(base_port=free_base_port(), shared=shared) as system:
         print(f"raw hops ({hop_samples} round trips each)...", flush=True)
         kafka = await kafka_round_trips(system.settings, hop_samples)
         postgres = await postgres_round_trips(
@@ -699,22 +748,23 @@ async def run_tables(tables: int, rounds: int, hop_samples: int, spread: float) 
             table_ids = [f"S{n:03d}" for n in range(tables)]
             print(
                 f"opening {tables} tables {f'over {spread:.1f} s' if spread else 'together'}"
-                f" (betting {BETTING_SECONDS:g} s, result pause {RESULT_PAUSE_SECONDS:g} s);"
+                f" (betting {betting:g} s, result pause {result_pause:g} s);"
                 f" {rounds} rounds each...",
                 flush=True,
             )
+            await studio.warm_up()
             started = time.monotonic()
             gate = asyncio.Semaphore(8)
 
             async def open_and_watch(number: int, table_id: str) -> None:
                 await asyncio.sleep(spread * number / tables)
                 async with gate:
-                    await studio.open_table(table_id, BETTING_SECONDS, RESULT_PAUSE_SECONDS)
+                    await studio.open_table(table_id, betting, result_pause)
                 if number < watched:
                     feeds.append(asyncio.create_task(player_feed(system, table_id, run)))
 
             await asyncio.gather(*(open_and_watch(n, t) for n, t in enumerate(table_ids)))
-            async with asyncio.timeout(60 + 3 * rounds * CYCLE_SECONDS):
+            async with asyncio.timeout(60 + 3 * rounds * cycle):
                 while not run.done.is_set():
                     for feed in feeds:
                         if feed.done() and feed.exception() is not None:
@@ -731,6 +781,8 @@ async def run_tables(tables: int, rounds: int, hop_samples: int, spread: float) 
             await studio.close()
         complete = run.complete()
         totals = [s.total_ms for s in complete if s.total_ms is not None]
+        happened("scans sent", studio.scans_sent)
+        happened("rounds closed on a player's feed", len(totals))
         print(
             f"{len(totals)} rounds on {watched} watched tables in {elapsed:.0f} s,"
             f" {studio.scans_sent} scans on all (answers {studio.scan_answers}),"
@@ -743,16 +795,19 @@ async def run_tables(tables: int, rounds: int, hop_samples: int, spread: float) 
     return Outcome(totals, slowest, kafka.p99, raw_path)
 
 
-async def measure(quick: bool) -> list[Figure]:
+async def measure(quick: bool, smoke: bool = False, system: System | None = None) -> list[Figure]:
     """Two runs, each on a fresh system: the tables opened over one cycle, so that each is
     dealt at its own time as in a studio (the goal's measure), then opened together, so that
-    all are dealt in step and every scan comes in a burst of `tables` (the worst case)."""
-    tables = 20 if quick else 100
-    rounds = 3 if quick else 5
-    hop_samples = 100 if quick else 300
+    all are dealt in step and every scan comes in a burst of `tables` (the worst case).
+    `smoke`: the first only, 3 tables, a round each with a 1 s betting window."""
+    tables = 3 if smoke else 20 if quick else 100
+    rounds = 1 if smoke else 3 if quick else 5
+    hop_samples = 20 if smoke else 100 if quick else 300
+    betting, pause = (1.0, 0.5) if smoke else (BETTING_SECONDS, RESULT_PAUSE_SECONDS)
+    cycle = betting + 6 * DEALER_HAND_SECONDS + pause + 1
     figures: list[Figure] = []
-    for spread in (CYCLE_SECONDS, 0.0):
-        outcome = await run_tables(tables, rounds, hop_samples, spread)
+    for spread in (cycle,) if smoke else (cycle, 0.0):
+        outcome = await run_tables(tables, rounds, hop_samples, spread, betting, pause, system)
         p99, p50 = percentile(outcome.totals_ms, 99), percentile(outcome.totals_ms, 50)
         how = (
             "opened over one cycle (each dealt at its own time)"
@@ -774,7 +829,7 @@ async def measure(quick: bool) -> list[Figure]:
             " transactions holding its relay's read barrier), its relay, then the batched"
             " consumers of the table service"
         )
-        goal = "p99 < 50 ms" if spread else "- (the worst case)"
+        goal = "p99 < 30 ms" if spread else "- (the worst case)"
         met = p99 < GOAL_MS
         baselines = [
             (
@@ -785,7 +840,19 @@ async def measure(quick: bool) -> list[Figure]:
         if spread:
             baselines.insert(0, ("raw Kafka produce->consume p99", outcome.raw_kafka_p99))
         figures += [
-            Figure(BENCHMARK, measure, p99, "ms", baseline, value, goal, met, bound)
+            Figure(
+                BENCHMARK,
+                measure,
+                p99,
+                "ms",
+                baseline,
+                value,
+                goal,
+                met,
+                bound,
+                # the goal's raw limit: the raw path
+                goal_key="scan" if spread and baseline.startswith("raw path") else "",
+            )
             for baseline, value in baselines
         ]
     return figures
@@ -804,8 +871,11 @@ def print_figures(figures: list[Figure]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="20 tables, 3 rounds each")
+    parser.add_argument(
+        "--smoke", action="store_true", help="3 tables, a round each, to show it works"
+    )
     args = parser.parse_args()
-    print_figures(asyncio.run(measure(args.quick)))
+    print_figures(asyncio.run(measure(args.quick, args.smoke)))
 
 
 if __name__ == "__main__":

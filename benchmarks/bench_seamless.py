@@ -77,11 +77,12 @@ from teenpatti_tools.bench import (
     System,
     cpu_seconds,
     fresh_system,
+    happened,
     percentile,
     tree_cpu_seconds,
 )
 from teenpatti_tools.databases import create_database, drop_database
-from teenpatti_tools.devrun import free_base_port, game_keys, register_seamless
+from teenpatti_tools.devrun import GameKeys, free_base_port, game_keys, register_seamless
 from teenpatti_tools.operator.control import LaunchedOperator, launched
 from teenpatti_tools.operator.faults import FaultKind, FaultPlan, FaultSwitch
 from teenpatti_tools.simulator import BET_TYPES, OPERATOR_KEYS
@@ -92,7 +93,8 @@ TRANSFER = "operator-1"  # bench_intake's operator: its helpers post as this one
 LATENCY_SECONDS = 0.005
 GOAL_BETS_PER_SECOND = 1_000.0
 GOAL_ADDED_P99_MS = 20.0
-GOAL_SETTLEMENT_SECONDS = 3.0
+GOAL_OVER_TRANSFER_SECONDS = 0.3  # the seamless round's last win, after the transfer's
+GOAL_BETS = 100_000  # the goals' round
 CONCURRENCY = 32
 PLACERS = 24
 PLAYERS = 600
@@ -184,13 +186,17 @@ class Bench:
 
 @asynccontextmanager
 async def seamless_bench(
-    workers: int, profile: bool = False, win_per: str | None = None
+    workers: int,
+    profile: bool = False,
+    win_per: str | None = None,
+    shared: tuple[System, GameKeys] | None = None,
 ) -> AsyncIterator[Bench]:
     """A fresh system with our key, and the reference operator (its own database, a fixed
-    latency on every call) as `SEAMLESS`'s wallet server; removed on leaving."""
+    latency on every call) as `SEAMLESS`'s wallet server; removed on leaving. `shared`: that
+    running system instead, started with that signing key (`signing_env`)."""
     suffix = uuid.uuid4().hex[:8]
     folder = Path(".local/bench") / f"seamless-{suffix}"
-    keys = await asyncio.to_thread(game_keys, folder)
+    keys = shared[1] if shared else await asyncio.to_thread(game_keys, folder)
     base_port = free_base_port()
     admin_settings = InfrastructureSettings().as_principal(ADMIN)
     database = f"bench_operator_{suffix}"
@@ -198,8 +204,10 @@ async def seamless_bench(
         seed=1,
         switches=(FaultSwitch(kind=FaultKind.LATENCY, seconds=LATENCY_SECONDS, probability=1.0),),
     )
-    env = {"TP_SEAMLESS_SIGNING_KEY_FILE": str(keys.private), **profile_window_env(profile)}
-    async with fresh_system(base_port=base_port, extra_env=env) as system:
+    env = {**signing_env(keys), **profile_window_env(profile)}
+    async with fresh_system(
+        base_port=base_port, extra_env=env, shared=shared[0] if shared else None
+    ) as system:
         await create_database(admin_settings, database)
         try:
             async with launched(
@@ -224,6 +232,11 @@ async def seamless_bench(
                 await drop_database(connection, database)
             finally:
                 await connection.close()
+
+
+def signing_env(keys: GameKeys) -> dict[str, str]:
+    """What the wallet needs to sign its calls to a seamless operator with `keys`."""
+    return {"TP_SEAMLESS_SIGNING_KEY_FILE": str(keys.private)}
 
 
 async def seamless_players(bench: Bench, players: Sequence[str]) -> None:
@@ -259,7 +272,9 @@ async def saturation(
     bench: Bench, round_id: str, players: Sequence[str], slips: int, post: PostSlip
 ) -> float:
     url = bench.system.url("wallet")
-    await saturate(url, round_id, players, 300, CONCURRENCY, SIX_BETS, post)  # warm up
+    await saturate(
+        url, round_id, players, min(300, slips // 2), CONCURRENCY, SIX_BETS, post
+    )  # warm
     result = await saturate(url, round_id, players, slips, CONCURRENCY, SIX_BETS, post)
     tolerable(result.refused, slips, "at saturation")
     return (slips - result.refused) / result.seconds
@@ -293,6 +308,7 @@ async def at_fixed_load(
         latencies.refused, len(latencies.samples_ms), f"by the {wallet} wallet at a fixed load"
     )
     sent = len(latencies.samples_ms)
+    happened(f"{wallet} slips answered at a fixed load", sent)
     cpu_ms = {
         name: (after[name] - before.get(name, 0.0)) * 1000 / sent
         for name in after
@@ -321,9 +337,11 @@ async def bet_call_times(bench: Bench, since: datetime) -> list[float]:
     return [float(row["ms"]) for row in rows]
 
 
-async def measure_intake(bench: Bench, quick: bool, transfer: Sequence[str]) -> list[Figure]:
-    slips = 600 if quick else 5_000
-    seconds = 5.0 if quick else 20.0
+async def measure_intake(
+    bench: Bench, quick: bool, transfer: Sequence[str], smoke: bool = False
+) -> list[Figure]:
+    slips = 64 if smoke else 600 if quick else 5_000
+    seconds = 1.0 if smoke else 5.0 if quick else 20.0
     seamless = list(bench.tokens)[:INTAKE_PLAYERS]
     studio = Studio(bench.system)
     round_id = await studio.open_table("SI1", betting_seconds=600)
@@ -343,6 +361,7 @@ async def measure_intake(bench: Bench, quick: bool, transfer: Sequence[str]) -> 
     )
     bench.profile(start=False)
     calls_ms = await bet_call_times(bench, started)
+    happened("bet calls answered by the operator", len(calls_ms))
     await studio.close_table("SI1")
     return intake_figures(transfer_load, seamless_load, calls_ms)
 
@@ -426,6 +445,7 @@ def intake_figures(transfer: Intake, seamless: Intake, calls_ms: list[float]) ->
             "p99 added < 20 ms at 1,000 bets/s",
             added < GOAL_ADDED_P99_MS and at_goal_rate,
             bound,
+            goal_key="seamless-intake",
         )
     )
     return figures
@@ -500,15 +520,21 @@ async def place_slips(
 
 
 async def settle_seamless_round(
-    bench: Bench, table_id: str, bets: int, players: Sequence[str], slips_per_second: float
+    bench: Bench,
+    table_id: str,
+    bets: int,
+    players: Sequence[str],
+    slips_per_second: float,
+    least_window: float = 10.0,
 ) -> SeamlessRound:
     system = bench.system
     studio = Studio(system)
-    window = min(600.0, 10 + 1.5 * math.ceil(bets / 6) / slips_per_second)
+    window = min(600.0, least_window + 1.5 * math.ceil(bets / 6) / slips_per_second)
+    device = await register_scanner(system, table_id)  # first: a change waits while dealing
     round_id = await studio.open_table(table_id, betting_seconds=window)
-    device = await register_scanner(system, table_id)
     await studio.wait_round_known(round_id, "probe")
     placed, slips = await place_slips(bench, round_id, players, bets)
+    happened(f"seamless bets placed on {round_id}", placed)
     say(f"seamless round {round_id}: {placed} bets in {slips} slips placed")
     settings = system.settings
     wallet_db = await asyncpg.connect(settings.postgres_dsn(system.databases["wallet"]))
@@ -538,6 +564,7 @@ async def settle_seamless_round(
             " AND status = 'ok'",
             round_id,
         )
+        happened(f"seamless players with a win owed on {round_id}", wins)
         say(f"seamless round {round_id}: closed; waiting for {wins} wins acknowledged")
         # the sender's index of due calls is small; this count reads the round's calls
         await poll(
@@ -617,9 +644,11 @@ def settlement_figure(seamless: SeamlessRound, transfer_seconds: float) -> Figur
         "s",
         f"the transfer wallet's RoundClosed -> last of {seamless.bets:,} bets paid, same run (s)",
         transfer_seconds,
-        "100,000 bets: last win acknowledged in < 3 s" if seamless.bets >= 100_000 else "-",
-        seamless.seconds < GOAL_SETTLEMENT_SECONDS,
+        "<= the transfer wallet's + 0.3 s",
+        seamless.bets >= GOAL_BETS
+        and seamless.seconds <= transfer_seconds + GOAL_OVER_TRANSFER_SECONDS,
         bound,
+        goal_key="seamless-round",
     )
 
 
@@ -631,20 +660,26 @@ async def measure(
     bets: int | None = None,
     profile: bool = False,
     win_per: str | None = None,
+    smoke: bool = False,
+    shared: tuple[System, GameKeys] | None = None,
 ) -> list[Figure]:
-    """Intake, then settlement, on one system with the reference operator."""
+    """Intake, then settlement, on one system with the reference operator. `smoke`: 64
+    slips, 1 s loads, rounds of 60 bets of 32 players each, to show that it works."""
     parts = parts or ("intake", "settlement")
-    bets = bets or (1_000 if quick else 100_000)
-    transfer = [f"tp-{n:04d}" for n in range(PLAYERS)]
-    seamless = [f"sp-{n:04d}" for n in range(PLAYERS)]
+    bets = bets or (60 if smoke else 1_000 if quick else 100_000)
+    players = CONCURRENCY if smoke else PLAYERS
+    transfer = [f"tp-{n:04d}" for n in range(players)]
+    seamless = [f"sp-{n:04d}" for n in range(players)]
+    least_window = 4.0 if smoke else 10.0
     figures: list[Figure] = []
-    async with seamless_bench(workers, profile, win_per) as bench:
+    workers = 1 if smoke else workers
+    async with seamless_bench(workers, profile, win_per, shared) as bench:
         studio = Studio(bench.system)
         await studio.fund(transfer, FUNDS)
         await seamless_players(bench, seamless)
         rate = transfer_rate = 60.0  # slips/s, to size the betting windows
         if "intake" in parts:
-            figures += await measure_intake(bench, quick, transfer[:INTAKE_PLAYERS])
+            figures += await measure_intake(bench, quick, transfer[:INTAKE_PLAYERS], smoke)
             say(
                 "\n".join(
                     f"{f.measure}: {f.value:,.1f} {f.unit} (transfer {f.baseline_value:,.1f})"
@@ -655,11 +690,17 @@ async def measure(
             transfer_rate = figures[0].baseline_value / len(SIX_BETS)
         if "settlement" in parts:
             transfer_round = await settle_round(
-                bench.system, studio, "ST1", bets, transfer, max(transfer_rate, 60.0)
+                bench.system,
+                studio,
+                "ST1",
+                bets,
+                transfer,
+                max(transfer_rate, 60.0),
+                least_window,
             )
             print(f"transfer: {transfer_round.describe()}", flush=True)
             seamless_round = await settle_seamless_round(
-                bench, "SS1", bets, seamless, max(rate, 60.0)
+                bench, "SS1", bets, seamless, max(rate, 60.0), least_window
             )
             figures.append(settlement_figure(seamless_round, transfer_round.seconds))
     return figures
@@ -668,6 +709,7 @@ async def measure(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (development)")
+    parser.add_argument("--smoke", action="store_true", help="a few slips, to show it works")
     parser.add_argument(
         "--workers", type=int, default=2, help="the reference operator's server processes"
     )
@@ -688,7 +730,7 @@ def main() -> None:
     args = parser.parse_args()
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per admin call otherwise
     figures = measure(
-        args.quick, args.workers, args.only or (), args.bets, args.profile, args.win_per
+        args.quick, args.workers, args.only or (), args.bets, args.profile, args.win_per, args.smoke
     )
     print_table(asyncio.run(figures))
 

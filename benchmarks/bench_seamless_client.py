@@ -68,16 +68,18 @@ from teenpatti.seamless.transports import (
     describe,
 )
 from teenpatti.settings import ADMIN, InfrastructureSettings
-from teenpatti_tools.bench import Figure
+from teenpatti_tools.bench import Figure, happened
 from teenpatti_tools.databases import create_database, drop_database
 from teenpatti_tools.devrun import free_base_port, game_keys
 from teenpatti_tools.operator.control import launched
 
+BENCHMARK = "operator calls"
 WARM_UP = 200
 TRANSPORTS = ("httpx", "aiohttp", "http11")
 ALONE = 2_000  # signatures, verifications and calls without HTTP measured alone
 RUNS = Path("docs/performance/runs")
 GOAL_MS = 0.5
+ADOPTED = "http11"  # the wallet's client (TP_SEAMLESS_HTTP_CLIENT's default)
 
 
 class AiohttpTransport:
@@ -222,6 +224,7 @@ async def _calls(
     calls: int,
     in_flight: int,
     profiler: cProfile.Profile | None,
+    warm_up_calls: int = WARM_UP,
 ) -> tuple[float, float]:
     """The CPU per call (ms) and calls per second of `calls` wins through `transport`."""
     async with OperatorWalletClient(signing_key, http=transport) as client:
@@ -233,7 +236,7 @@ async def _calls(
                 outcomes.append(await client.win(config, call))
 
         # the calls are made before: their ids are the sender's to find, not the client's
-        warm_up, measured = [_win(n) for n in range(WARM_UP)], [_win(n) for n in range(calls)]
+        warm_up, measured = [_win(n) for n in range(warm_up_calls)], [_win(n) for n in range(calls)]
         await asyncio.gather(*(win(call) for call in warm_up))
         outcomes.clear()
         cpu, wall = time.process_time(), time.perf_counter()
@@ -256,6 +259,7 @@ async def _posts(
     config: OperatorConfig,
     calls: int,
     in_flight: int,
+    warm_up_calls: int = WARM_UP,
 ) -> float:
     """The CPU per POST (ms) of the HTTP client alone: one signed request, built once, sent
     `calls` times, each answer's status and body taken and nothing more."""
@@ -277,13 +281,13 @@ async def _posts(
             statuses.append(posted.status)
 
     try:
-        await asyncio.gather(*(post() for _ in range(WARM_UP)))
+        await asyncio.gather(*(post() for _ in range(warm_up_calls)))
         cpu = time.process_time()
         await asyncio.gather(*(post() for _ in range(calls)))
         cpu = time.process_time() - cpu
     finally:
         await transport.aclose()
-    if statuses != [200] * (WARM_UP + calls):
+    if statuses != [200] * (warm_up_calls + calls):
         raise RuntimeError(f"HTTP statuses other than 200: {set(statuses)}")
     return cpu * 1000 / calls
 
@@ -296,6 +300,8 @@ async def compare(
     rounds: int,
     per_pool: int,
     profile: bool,
+    warm_up: int = WARM_UP,
+    workers: int = 2,
 ) -> tuple[list[Measured], Alone]:
     folder = Path(".local/bench") / f"seamless-client-{uuid.uuid4().hex[:8]}"
     keys = await asyncio.to_thread(game_keys, folder)
@@ -314,7 +320,7 @@ async def compare(
             port=free_base_port() + 9,
             folder=folder,
             database=database,
-            workers=2,
+            workers=workers,
         ) as operator:
             config = OperatorConfig(
                 operator_id="bench",
@@ -331,12 +337,18 @@ async def compare(
                         calls,
                         in_flight,
                         profilers.get(name),
+                        warm_up,
                     )
                     measured[name].cpu_ms.append(cpu_ms)
                     measured[name].calls_per_second.append(rate)
                     measured[name].http_ms.append(
                         await _posts(
-                            open_transport(name, per_pool), signing_key, config, calls, in_flight
+                            open_transport(name, per_pool),
+                            signing_key,
+                            config,
+                            calls,
+                            in_flight,
+                            warm_up,
                         )
                     )
     finally:
@@ -345,6 +357,8 @@ async def compare(
             await drop_database(connection, database)
         finally:
             await connection.close()
+    for m in measured.values():
+        happened(f"operator calls answered through {m.transport}", m.rate)
     alone = measure_alone(signing_key)
     for name, profiler in profilers.items():
         print(f"\n== {name}: the {calls * rounds} measured calls under cProfile (CPU time)")
@@ -358,7 +372,7 @@ def figures(measured: list[Measured], alone: Alone, in_flight: int) -> list[Figu
     `http11`."""
     return [
         Figure(
-            benchmark="seamless client",
+            benchmark=BENCHMARK,
             measure=f"game-side CPU per call to an operator's wallet, signing included"
             f" ({m.transport}, {in_flight} in flight; {m.rate:,.0f} calls/s)",
             value=m.cpu,
@@ -370,16 +384,25 @@ def figures(measured: list[Measured], alone: Alone, in_flight: int) -> list[Figu
             bound_by=f"RSA-2048 signing alone {alone.sign_ms:.3f} ms a call, verifying the"
             f" answer {alone.verify_ms:.3f} ms; the HTTP client alone (a POST sent and its"
             f" answer read, the event loop's part included) {m.http:.3f} ms",
+            goal_key="operator-call" if m.transport == ADOPTED else "",
         )
         for m in measured
     ]
 
 
-async def measure(quick: bool) -> list[Figure]:
-    """For `make bench` (benchmarks/bench_all.py): the comparison at its usual size."""
-    calls, rounds = (300, 1) if quick else (1_500, 3)
+async def measure(quick: bool, smoke: bool = False) -> list[Figure]:
+    """For `make bench` (benchmarks/bench_all.py): the comparison at its usual size; the
+    goal's figure is the adopted client's."""
+    calls, rounds = (60, 1) if smoke else (300, 1) if quick else (1_500, 3)
     measured, alone = await compare(
-        TRANSPORTS, calls=calls, in_flight=64, rounds=rounds, per_pool=8, profile=False
+        TRANSPORTS,
+        calls=calls,
+        in_flight=64,
+        rounds=rounds,
+        per_pool=8,
+        profile=False,
+        warm_up=20 if smoke else WARM_UP,
+        workers=1 if smoke else 2,
     )
     return figures(measured, alone, 64)
 

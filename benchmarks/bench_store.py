@@ -296,10 +296,17 @@ def report(ours: Figures, peer: Figures, raw: Figures) -> list[str]:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a small run to check it works")
+    parser.add_argument("--smoke", action="store_true", help="a tiny run, to show it works")
     args = parser.parse_args()
-    singles, batches = (300, 100) if args.quick else (3000, 2000)
+    results = await run(args.quick, args.smoke)
+    print(f"\nwritten: {write_results(results)}")
+
+
+async def run(quick: bool, smoke: bool = False) -> dict[str, object]:
+    """The three contenders in turn; prints the table and returns the results."""
+    singles, batches = (30, 10) if smoke else (300, 100) if quick else (3000, 2000)
     settings = InfrastructureSettings().as_principal(ADMIN)  # TP_CREDENTIALS_DIR
-    rounds = 1 if args.quick else ROUNDS
+    rounds = 1 if quick or smoke else ROUNDS
     print(
         f"one writer; {singles:,} single-event transactions, {batches:,} batches of {BATCH}"
         f" ({batches * BATCH:,} events); replay is the median of 3 full reads; the three"
@@ -315,7 +322,7 @@ async def main() -> None:
     raw, peer, ours = (median_of(runs[name]) for name in runs)
     print()
     print("\n".join(report(ours, peer, raw)))
-    results = {
+    return {
         "singles": singles,
         "batch": BATCH,
         "batches": batches,
@@ -325,7 +332,6 @@ async def main() -> None:
         "teenpatti": ours.__dict__,
         "each_round": {name: [figures.__dict__ for figures in each] for name, each in runs.items()},
     }
-    print(f"\nwritten: {write_results(results)}")
 
 
 def write_results(results: dict[str, object]) -> Path:

@@ -243,10 +243,10 @@ async def topic(infrastructure: InfrastructureSettings) -> AsyncIterator[str]:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Everything under tests/integration, e2e, fuzz and chaos needs the servers; the chaos
-    run kills them, so `make test` runs it alone (`-m "not chaos"`, then tests/chaos)."""
+    """Everything under tests/integration, e2e, fuzz, bench and chaos needs the servers; the
+    chaos run kills them, so `make test` runs it alone (`-m "not chaos"`, then tests/chaos)."""
     for item in items:
-        if {"integration", "e2e", "fuzz", "chaos"} & set(item.path.parts):
+        if {"integration", "e2e", "fuzz", "bench", "chaos"} & set(item.path.parts):
             item.add_marker(pytest.mark.integration)
         if "chaos" in item.path.parts:
             item.add_marker(pytest.mark.chaos)

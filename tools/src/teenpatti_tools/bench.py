@@ -3,7 +3,8 @@
 `fresh_system()` starts the four services as processes on the local stack, each with a
 fresh database and a fresh topic prefix (and says where their logs are), and removes them
 afterwards. A benchmark returns `Figure`s: the measured value, the raw limit measured in the
-same run, and the goal.
+same run, and the goal. `GOALS` lists the goals `make bench` reports, each figure naming
+the one it measures.
 """
 
 from __future__ import annotations
@@ -20,16 +21,78 @@ from teenpatti_tools.devrun import ServiceProcesses, isolated_system
 
 
 @dataclass(frozen=True)
+class Goal:
+    key: str
+    measure: str
+    goal: str
+
+
+# what `make bench` reports first, in this order: each goal's figure, raw limit and ratio
+GOALS = (
+    Goal(
+        "settlement",
+        "a 100,000-bet round, RoundClosed to the last bet paid (transfer)",
+        "<= 2x the raw insert of 100,000 rows in the same run, and under 1.5 s",
+    ),
+    Goal(
+        "cpu-per-bet",
+        "CPU per settled bet, all processes together (services, Postgres, Kafka)",
+        "<= 15 us",
+    ),
+    Goal(
+        "seamless-round",
+        "the same round at a seamless operator (one win per player and round), last win"
+        " acknowledged",
+        "<= the transfer wallet's figure + 0.3 s",
+    ),
+    Goal(
+        "operator-call",
+        "game-side CPU per call to an operator's wallet (signing included)",
+        "<= 0.5 ms",
+    ),
+    Goal("intake", "intake, six-bet slips, saturation", ">= 6,000 bets/s"),
+    Goal("intake-p99", "intake, six-bet slips, p99 at 3,000 bets/s", "< 50 ms at 3,000 bets/s"),
+    Goal(
+        "cpu-per-slip",
+        "machine CPU per six-bet slip, all processes (services, Postgres, Kafka)",
+        "<= 2.5 ms",
+    ),
+    Goal(
+        "seamless-intake",
+        "seamless intake: p99 the game side adds to the operator's own latency at 1,000 bets/s",
+        "< 20 ms",
+    ),
+    Goal("scan", "scan to RoundClosed on a player's feed, 100 tables, p99", "< 30 ms"),
+    Goal("rebuild", "full rebuild", ">= 0.6 of a plain SELECT of the same rows"),
+    Goal(
+        "tables",
+        "1,000 tables",
+        "betting closes on time (p99.9 <= 100 ms) and a round's dealing keeps the dealer's"
+        " pace (p50 within 1.2x of it)",
+    ),
+)
+GOAL_KEYS = frozenset(goal.key for goal in GOALS)
+# the processes of the system measured: CPU "all processes together" sums these
+SYSTEM_PROCESSES = ("table", "scanner-gateway", "wallet", "settlement", "postgres", "kafka")
+
+
+@dataclass(frozen=True)
 class Figure:
     benchmark: str  # "bet intake", "settlement", ...
     measure: str  # what was measured, with its conditions
     value: float
     unit: str  # "bets/s", "ms", "events/s", "tables"
-    baseline: str  # the raw limit measured in the same run
+    baseline: str  # the raw limit measured in the same run ("-": the goal names none)
     baseline_value: float
     goal: str  # the issue's goal, in words
     met: bool
     bound_by: str = ""  # what the profile says limits it
+    goal_key: str = ""  # the goal of GOALS it measures, if any
+    by_process: dict[str, float] | None = None  # a CPU figure's share of each process
+
+    def __post_init__(self) -> None:
+        if self.goal_key and self.goal_key not in GOAL_KEYS:
+            raise ValueError(f"unknown goal {self.goal_key!r}")
 
     @property
     def ratio(self) -> float:
@@ -37,6 +100,27 @@ class Figure:
 
     def as_dict(self) -> dict[str, object]:
         return {**asdict(self), "ratio": self.ratio}
+
+
+def system_cpu(used: dict[str, float]) -> dict[str, float]:
+    """Of a span's CPU readings (`cpu_seconds` after minus before), the system's processes
+    alone: each service, Postgres and Kafka (not the load generator, not the machine)."""
+
+    def of_system(name: str) -> bool:
+        kind, _, number = name.rpartition("-")  # an instance of several: "wallet-2"
+        return name in SYSTEM_PROCESSES or (kind in SYSTEM_PROCESSES and number.isdigit())
+
+    return {name: seconds for name, seconds in used.items() if of_system(name)}
+
+
+class NothingHappenedError(RuntimeError):
+    """A benchmark that measured nothing: it fails rather than report zeros."""
+
+
+def happened(what: str, count: float) -> None:
+    """Refuse a benchmark's figures when `what` (say, scans sent) did not happen at all."""
+    if not count > 0:
+        raise NothingHappenedError(f"nothing happened: {what} = {count}")
 
 
 def percentile(samples: list[float], p: float) -> float:
@@ -62,8 +146,16 @@ class System:
 
 @asynccontextmanager
 async def fresh_system(
-    base_port: int = 18101, extra_env: dict[str, str] | None = None
+    base_port: int = 18101,
+    extra_env: dict[str, str] | None = None,
+    *,
+    shared: System | None = None,
 ) -> AsyncIterator[System]:
+    """The services started on fresh databases and topics, and removed afterwards; or, with
+    `shared`, that system, left running (the benchmarks' smoke runs share one)."""
+    if shared is not None:
+        yield shared
+        return
     async with isolated_system(
         InfrastructureSettings(), label="bench", base_port=base_port, extra_env=extra_env
     ) as system:
