@@ -118,8 +118,7 @@ async def test_closing_and_reopening_with_other_limits_waits_for_a_second_superv
     higher = {CURRENCY: {bet: {"min": 100, "max": MAX_STAKE} for bet in BET_TYPES}}
     reopened = await post(studio, "/tables", SUPERVISOR_1, open_body(table_id, limits=higher))
     assert reopened.status_code == 202, reopened.text
-    state = await table(studio, table_id)
-    assert state["status"] == "closed"
+    state = await table_once(studio, table_id, lambda s: s["status"] == "closed")
     assert state["config"]["limits"][CURRENCY]["player_a"]["max"] == 100_000
     change_id = reopened.json()["pending_change"]["change_id"]
     rejected = await post(

@@ -17,6 +17,7 @@ from aiokafka.errors import GroupAuthorizationFailedError, TopicAuthorizationFai
 from pydantic import SecretStr
 
 from teenpatti.eventsourcing import ensure_topics
+from teenpatti.eventsourcing.topics import TopicConfigurationError
 from teenpatti.settings import InfrastructureSettings
 from teenpatti_tools.acls import ACLS_PATH, read_acls
 
@@ -78,7 +79,16 @@ async def test_a_service_s_generated_acls_allow_its_work_and_nothing_else(
         options = scratch.kafka_options()
         own, scanned = settings.topic("table.events"), settings.topic("scanner.events")
         async with asyncio.timeout(60):
-            await ensure_topics(options, [own, scanned], partitions=1)
+            # the grants reach the broker's authorizer through its metadata log, a moment
+            # after kafka-acls returns
+            while True:
+                try:
+                    await ensure_topics(options, [own, scanned], partitions=1)
+                    break
+                except TopicConfigurationError as error:
+                    if "Authorization failed" not in str(error):
+                        raise
+                    await asyncio.sleep(0.5)
             producer = AIOKafkaProducer(**options, enable_idempotence=True, acks="all")
             await producer.start()
             try:
