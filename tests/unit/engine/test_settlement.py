@@ -8,15 +8,20 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from teenpatti.engine import (
+    DECK,
     PUBLISHED_PAY_TABLE,
     Bet,
     BetOutcome,
     BetSettlement,
     BetType,
     CancelledRound,
+    Card,
     InvalidBetError,
+    PayTable,
     RoundResult,
+    bet_rule,
     resolve_hands,
+    resolve_round,
     settle_bet,
 )
 
@@ -29,6 +34,10 @@ def round_of(player_a: str, player_b: str) -> RoundResult:
 
 A_WINS = round_of("AS KS QS", "2D 3C 4H")  # straight flush vs straight, no bonus
 TIED = round_of("KS 9H 7D", "KH 9C 7S")  # high card tie
+# an operator's table whose odds split units on other lines than the published one's
+SPLITTING_TABLE = dataclasses.replace(
+    PUBLISHED_PAY_TABLE, tie=Fraction(101, 2), player_b=Fraction(97, 100)
+)
 
 
 def settle(
@@ -166,3 +175,21 @@ def test_a_bet_is_validated(stake: object, currency: str, reason: str) -> None:
 def test_an_unknown_bet_type_is_refused() -> None:
     with pytest.raises(InvalidBetError, match="unknown bet type"):
         Bet("player_c", 100, "INR")  # type: ignore[arg-type]
+
+
+@given(
+    st.permutations(list(DECK)).map(lambda deck: tuple(deck[:6])),
+    st.sampled_from(list(BetType)),
+    st.integers(min_value=1, max_value=10**12),
+    st.sampled_from([PUBLISHED_PAY_TABLE, SPLITTING_TABLE]),
+)
+def test_a_bet_types_rule_settles_each_of_its_bets_as_settle_bet_does(
+    dealt: tuple[Card, ...], bet_type: BetType, stake: int, pay_table: PayTable
+) -> None:
+    # the wallet checks a batch's returns with one rule per type and round (bet_rule)
+    result = resolve_round(dealt)
+    for round_ in (result, CancelledRound("cancelled")):
+        settled = settle_bet(Bet(bet_type, stake, "INR"), round_, pay_table)
+        rule = bet_rule(bet_type, round_, pay_table)
+        assert (rule.outcome, rule.odds) == (settled.outcome, settled.odds)
+        assert rule.returned(stake) == settled.returned

@@ -167,14 +167,11 @@ async def _seamless_bets(
 ) -> list[tuple[HeldBet, str]]:
     """The bets paid of slips taken from a seamless operator, each with how its slip's
     returns are owed ('round' or 'slip')."""
-    win_per = await seamless_db.seamless_slips(
-        connection, {held[line.bet_id].slip_id for _, line in plan.paying}
-    )
-    return [
-        (held[line.bet_id], win_per[held[line.bet_id].slip_id])
-        for _, line in plan.paying
-        if held[line.bet_id].slip_id in win_per
-    ]
+    bets = [held[line.bet_id] for _, line in plan.paying]
+    win_per = await seamless_db.seamless_slips(connection, {bet.slip_id for bet in bets})
+    if not win_per:
+        return []  # a transfer wallet's batch: nothing owed to an operator
+    return [(bet, win_per[bet.slip_id]) for bet in bets if bet.slip_id in win_per]
 
 
 async def _owe_wins(

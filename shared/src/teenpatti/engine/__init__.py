@@ -43,7 +43,15 @@ from teenpatti.engine.rounds import (
     resolve_hands,
     resolve_round,
 )
-from teenpatti.engine.settlement import Bet, BetOutcome, BetSettlement, pay_winnings, settle_bet
+from teenpatti.engine.settlement import (
+    Bet,
+    BetOutcome,
+    BetRule,
+    BetSettlement,
+    bet_rule,
+    pay_winnings,
+    settle_bet,
+)
 
 __all__ = [
     "DECK",
@@ -51,6 +59,7 @@ __all__ = [
     "SEQUENCES_HIGH_TO_LOW",
     "Bet",
     "BetOutcome",
+    "BetRule",
     "BetSettlement",
     "BetType",
     "CancelledRound",
@@ -74,6 +83,7 @@ __all__ = [
     "ThreeCardHand",
     "ThreeCardStrength",
     "Winner",
+    "bet_rule",
     "card_from_index",
     "compare_hands",
     "evaluate_three_card_hand",

@@ -50,20 +50,40 @@ class BetSettlement:
     odds: Fraction | None  # the pay line applied, when won
 
 
-def settle_bet(
-    bet: Bet, round_: RoundResult | CancelledRound, pay_table: PayTable = PUBLISHED_PAY_TABLE
-) -> BetSettlement:
+@dataclass(frozen=True, slots=True)
+class BetRule:
+    """How every bet of one type settles in one round: its outcome, and the odds applied when
+    won. A bet's return then depends on its stake alone (`returned`), so a batch of a round's
+    bets is settled with one rule per type."""
+
+    outcome: BetOutcome
+    odds: Fraction | None  # when won
+
+    def returned(self, stake: int) -> int:
+        """What a bet of `stake` returns: `stake + floor(stake × odds)` when won, the stake on
+        a push or a refund, 0 when lost (`pay_winnings`, in integers)."""
+        if self.odds is not None:
+            return stake + stake * self.odds.numerator // self.odds.denominator
+        return 0 if self.outcome is BetOutcome.LOST else stake
+
+
+def bet_rule(
+    bet_type: BetType,
+    round_: RoundResult | CancelledRound,
+    pay_table: PayTable = PUBLISHED_PAY_TABLE,
+) -> BetRule:
+    """The rule that settles every bet of `bet_type` in the round (`settle_bet` applies it)."""
     if isinstance(round_, CancelledRound):
         # Rules README: a cancelled (void) round refunds every bet in full.
-        return BetSettlement(bet, BetOutcome.REFUNDED, bet.stake, Fraction(0), None)
+        return BetRule(BetOutcome.REFUNDED, None)
     odds: Fraction | None
-    match bet.bet_type:
+    match bet_type:
         case BetType.PLAYER_A | BetType.PLAYER_B:
             if round_.winner is Winner.TIE:
                 # Rules: on a tie, the bets on Player A and Player B are refunded.
-                return BetSettlement(bet, BetOutcome.PUSH, bet.stake, Fraction(0), None)
-            won = round_.winner.value == bet.bet_type.value
-            odds = pay_table.player_a if bet.bet_type is BetType.PLAYER_A else pay_table.player_b
+                return BetRule(BetOutcome.PUSH, None)
+            won = round_.winner.value == bet_type.value
+            odds = pay_table.player_a if bet_type is BetType.PLAYER_A else pay_table.player_b
             odds = odds if won else None
         case BetType.TIE:
             odds = pay_table.tie if round_.winner is Winner.TIE else None
@@ -75,10 +95,17 @@ def settle_bet(
         case BetType.SIX_CARD_BONUS:
             bonus = round_.six_card_bonus
             odds = pay_table.six_card_bonus.odds_for(None if bonus is None else bonus.category)
-    if odds is None:
-        return BetSettlement(bet, BetOutcome.LOST, 0, Fraction(0), None)
-    paid, kept = pay_winnings(bet.stake, odds)
-    return BetSettlement(bet, BetOutcome.WON, bet.stake + paid, kept, odds)
+    return BetRule(BetOutcome.LOST, None) if odds is None else BetRule(BetOutcome.WON, odds)
+
+
+def settle_bet(
+    bet: Bet, round_: RoundResult | CancelledRound, pay_table: PayTable = PUBLISHED_PAY_TABLE
+) -> BetSettlement:
+    rule = bet_rule(bet.bet_type, round_, pay_table)
+    if rule.odds is None:
+        return BetSettlement(bet, rule.outcome, rule.returned(bet.stake), Fraction(0), None)
+    paid, kept = pay_winnings(bet.stake, rule.odds)
+    return BetSettlement(bet, BetOutcome.WON, bet.stake + paid, kept, rule.odds)
 
 
 def pay_winnings(stake: int, odds: Fraction) -> tuple[int, Fraction]:

@@ -27,7 +27,7 @@ from collections import defaultdict
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import groupby
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple
 from uuid import UUID
 
 from teenpatti import engine
@@ -85,35 +85,38 @@ class HeldRound(NamedTuple):
     paytable: Mapping[str, Any] | None  # RoundOpened's, the engine's mapping form
 
 
-# a round's result (or cancellation) and pay table, as the engine settles bets with them
-_Settling = tuple[engine.RoundResult | engine.CancelledRound, engine.PayTable]
+# a round's rules, one per bet type, as the engine settles that type's bets (`engine.bet_rule`)
+Rules = Mapping[str, engine.BetRule]
 
 
-def settling(round_: HeldRound | None) -> _Settling | str | None:
-    """What the engine settles the round's bets with; None while the round has neither a
-    result nor a cancellation; why not, when its cards or pay table cannot be read."""
+def settling(round_: HeldRound | None) -> Rules | str | None:
+    """The rules the engine settles the round's bets with, one per bet type; None while the
+    round has neither a result nor a cancellation; why not, when its cards or pay table
+    cannot be read."""
     if round_ is None or round_.status not in (CLOSED, CANCELLED):
         return None
+    outcome: engine.RoundResult | engine.CancelledRound
     if round_.status == CANCELLED:
         # Rules README: a cancelled (void) round refunds every bet in full.
-        return engine.CancelledRound("cancelled"), engine.PUBLISHED_PAY_TABLE
-    if round_.cards is None or round_.paytable is None:
+        outcome, pay_table = engine.CancelledRound("cancelled"), engine.PUBLISHED_PAY_TABLE
+    elif round_.cards is None or round_.paytable is None:
         return f"the wallet holds no cards or no pay table for round {round_.round_id}"
-    try:
-        result = engine.resolve_round(engine.parse_cards(round_.cards))
-        return result, engine.pay_table_from_mapping(dict(round_.paytable))
-    except engine.RulesEngineError as error:
-        return f"the engine refuses round {round_.round_id}'s cards or pay table: {error}"
+    else:
+        try:
+            outcome = engine.resolve_round(engine.parse_cards(round_.cards))
+            pay_table = engine.pay_table_from_mapping(dict(round_.paytable))
+        except engine.RulesEngineError as error:
+            return f"the engine refuses round {round_.round_id}'s cards or pay table: {error}"
+    return {
+        bet_type.value: engine.bet_rule(bet_type, outcome, pay_table) for bet_type in engine.BetType
+    }
 
 
-def payout(bet: HeldBet, settled: _Settling) -> tuple[str, int]:
+def payout(bet: HeldBet, rules: Rules) -> tuple[str, int]:
     """The bet's outcome and return as the rules engine settles it (what settlement's
-    lines must say)."""
-    round_, pay_table = settled
-    result = engine.settle_bet(
-        engine.Bet(engine.BetType(bet.bet_type), bet.stake, bet.currency), round_, pay_table
-    )
-    return result.outcome.value, result.returned
+    lines must say): its type's rule in its round, applied to its stake."""
+    rule = rules[bet.bet_type]
+    return rule.outcome.value, rule.returned(bet.stake)
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,14 +196,20 @@ def plan_payment(
     held: Mapping[UUID, HeldBet], rounds: Mapping[str, HeldRound], parts: Sequence[SettlementPart]
 ) -> PaymentPlan:
     """Which lines of `parts` (a batch, in order) the wallet pays, given the bets it holds
-    and their rounds."""
-    rules: dict[str, _Settling | str | None] = {}
+    and their rounds. Each round's rules are worked out once, a rule per bet type
+    (`settling`), and each line's return checked against its type's rule applied to the
+    stake the wallet holds: the engine's figures, without settling each bet anew."""
+    rules: dict[str, Rules | str | None] = {}
     paying: list[tuple[int, BetSettled]] = []
     paying_ids: set[UUID] = set()
     credits: dict[Account, int] = defaultdict(int)
     refused: list[RefusedLine] = []
     already_paid: list[tuple[int, UUID]] = []
     for place, part in enumerate(parts):
+        round_id = part.round_id
+        if round_id not in rules:
+            rules[round_id] = settling(rounds.get(round_id))
+        rule = rules[round_id]
         for line in part.lines:
             bet_id = line.bet_id
             bet = held.get(bet_id)
@@ -214,43 +223,23 @@ def plan_payment(
                     )
                 )
                 continue
-            expected = (
-                bet.operator_id,
-                bet.player_id,
-                bet.round_id,
-                bet.bet_type,
-                bet.currency,
-                bet.stake,
-            )
-            told = (
-                line.operator_id,
-                line.player_id,
-                part.round_id,
-                line.bet_type,
-                line.currency,
-                line.stake,
-            )
-            if expected != told:
-                refused.append(
-                    RefusedLine(
-                        place,
-                        bet_id,
-                        BetMismatchError,
-                        f"{BetsSettled.event_type} for bet {bet_id} says {told}, the bet is"
-                        f" {expected}",
-                    )
-                )
+            if (
+                bet.stake != line.stake
+                or bet.player_id != line.player_id
+                or bet.bet_type != line.bet_type
+                or bet.round_id != round_id
+                or bet.operator_id != line.operator_id
+                or bet.currency != line.currency
+            ):
+                refused.append(_mismatch(place, bet, line, round_id))
                 continue
-            if bet.round_id not in rules:
-                rules[bet.round_id] = settling(rounds.get(bet.round_id))
-            rule = rules[bet.round_id]
             if rule is None:
                 refused.append(
                     RefusedLine(
                         place,
                         bet_id,
                         RoundNotSettledError,
-                        f"{BetsSettled.event_type} for bet {bet_id} of round {bet.round_id},"
+                        f"{BetsSettled.event_type} for bet {bet_id} of round {round_id},"
                         " whose result or cancellation the wallet does not hold",
                     )
                 )
@@ -265,8 +254,9 @@ def plan_payment(
                     )
                 )
                 continue
-            computed = payout(bet, rule)
-            if (line.outcome, line.returned) != computed:
+            type_rule = rule[bet.bet_type]
+            if line.outcome != type_rule.outcome or line.returned != type_rule.returned(bet.stake):
+                computed = payout(bet, rule)
                 refused.append(
                     RefusedLine(
                         place,
@@ -290,6 +280,18 @@ def plan_payment(
     return PaymentPlan(parts, tuple(paying), dict(credits), tuple(refused), tuple(already_paid))
 
 
+def _mismatch(place: int, bet: HeldBet, line: BetSettled, round_id: str) -> RefusedLine:
+    """A line that does not describe the bet the wallet holds."""
+    expected = (bet.operator_id, bet.player_id, bet.round_id, bet.bet_type, bet.currency, bet.stake)
+    told = (line.operator_id, line.player_id, round_id, line.bet_type, line.currency, line.stake)
+    return RefusedLine(
+        place,
+        bet.bet_id,
+        BetMismatchError,
+        f"{BetsSettled.event_type} for bet {bet.bet_id} says {told}, the bet is {expected}",
+    )
+
+
 def pay(
     plan: PaymentPlan,
     balances: Mapping[Account, int],
@@ -304,18 +306,34 @@ def pay(
     lines say `balance_after` 0 and write no ledger entry."""
     running = {account: 0 if account in unheld else balances[account] for account in plan.credits}
     # a group: a player's lines of one part, keyed by the part's place in the batch
-    groups: dict[tuple[str, str, int], list[dict[str, object]]] = defaultdict(list)
+    groups: dict[tuple[str, str, int], list[dict[str, object]]] = {}
+    seamless: set[tuple[str, str, int]] = set()  # the groups of unheld accounts
+    # the ledger's two sides, per part: the house's per operator and currency, each player's
+    house: dict[tuple[int, str, str], int] = defaultdict(int)
+    credited: dict[tuple[int, str, str, str], int] = defaultdict(int)
     for place, line in plan.paying:
-        account = (line.operator_id, line.player_id, line.currency)
-        if account not in unheld:
-            running[account] += line.returned
-        groups[(line.operator_id, line.player_id, place)].append(
+        operator_id, player_id, currency = line.operator_id, line.player_id, line.currency
+        account = (operator_id, player_id, currency)
+        amount = line.returned
+        key = (operator_id, player_id, place)
+        lines = groups.get(key)
+        if lines is None:
+            lines = groups[key] = []
+            if account in unheld:
+                seamless.add(key)
+        if account in unheld:
+            balance = 0
+        else:
+            balance = running[account] = running[account] + amount
+            house[(place, operator_id, currency)] += amount
+            credited[(place, operator_id, player_id, currency)] += amount
+        lines.append(
             {
                 "bet_id": line.bet_id,
-                "currency": line.currency,
-                "amount": line.returned,
+                "currency": currency,
+                "amount": amount,
                 "outcome": line.outcome,
-                "balance_after": running[account],
+                "balance_after": balance,
             }
         )
     paid: dict[Player, list[tuple[SettlementPart, BetsPaid]]] = defaultdict(list)
@@ -331,7 +349,7 @@ def pay(
                         "operator_id": operator_id,
                         "player_id": player_id,
                         "wallet": "seamless"
-                        if (operator_id, player_id, lines[0]["currency"]) in unheld
+                        if (operator_id, player_id, place) in seamless
                         else "transfer",
                         "bets": lines,
                     }
@@ -343,14 +361,7 @@ def pay(
         for player, events in paid.items()
     }
     return Payment(
-        ledger=_return_entries(
-            plan,
-            {
-                group: lines
-                for group, lines in groups.items()
-                if (group[0], group[1], cast(str, lines[0]["currency"])) not in unheld
-            },
-        ),
+        ledger=_return_entries(plan, house, credited),
         paid=tuple(PaidBet(line.bet_id, line.outcome, line.returned) for _, line in plan.paying),
         runs=runs,
     )
@@ -372,20 +383,14 @@ def _run(events: list[tuple[SettlementPart, BetsPaid]]) -> PaidRun:
 
 
 def _return_entries(
-    plan: PaymentPlan, groups: dict[tuple[str, str, int], list[dict[str, object]]]
+    plan: PaymentPlan,
+    house: Mapping[tuple[int, str, str], int],
+    credited: Mapping[tuple[int, str, str, str], int],
 ) -> tuple[LedgerEntry, ...]:
     """The ledger's two sides of the payments, per settlement part: out of the house, one
     entry per operator and currency; into each player's account, one per currency. Each
     names the part as `settlement:<event id>`, which is also the cause of the player's
     `BetsPaid` that lists the bets. A zero return moves nothing and writes no entry."""
-    house: dict[tuple[int, str, str], int] = defaultdict(int)
-    player: dict[tuple[int, str, str, str], int] = defaultdict(int)
-    for (operator_id, player_id, place), lines in groups.items():
-        for line in lines:
-            amount = cast(int, line["amount"])
-            currency = cast(str, line["currency"])
-            house[(place, operator_id, currency)] += amount
-            player[(place, operator_id, player_id, currency)] += amount
 
     def reference(place: int) -> str:
         return f"settlement:{plan.parts[place].event_id}"
@@ -400,7 +405,7 @@ def _return_entries(
             LedgerEntry(
                 "player", operator_id, player_id, currency, amount, "return", reference(place)
             )
-            for (place, operator_id, player_id, currency), amount in player.items()
+            for (place, operator_id, player_id, currency), amount in credited.items()
             if amount
         ]
     )
