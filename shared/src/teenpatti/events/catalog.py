@@ -955,6 +955,21 @@ class SettlementResolved(Event):
         return self
 
 
+# the types a replay and the money path decode most, by compiled decoders as well
+# (docs/decisions/0102-compiled-event-decoders.md): a table's rounds, and the lines of slips,
+# settlement parts and payments; a round's stake limits repeat round after round
+registry.compile(
+    TableOpened,
+    RoundOpened,
+    BettingClosed,
+    CardDealt,
+    RoundClosed,
+    BetsPlaced,
+    BetsSettled,
+    BetsPaid,
+    interned=(StakeLimit,),
+)
+
 __all__ = [
     "ALL_TOPICS",
     "DEALING_ORDER",
