@@ -69,16 +69,13 @@ class NotCompilableError(TypeError):
 
 @dataclass(frozen=True)
 class CompiledDecoder(Generic[M]):
-    """A model's compiled decoder: from JSON text, or from a payload already parsed from JSON.
-    Each raises one of `REFUSED` for a payload it does not take."""
+    """A model's compiled decoder: `from_json` from JSON text, `from_python` from a payload
+    already parsed from JSON. Each raises one of `REFUSED` for a payload it does not take."""
 
     model: type[M]
     struct: type[msgspec.Struct]
     build: Callable[[msgspec.Struct], M]
-    decoder: msgspec.json.Decoder[Any]
-
-    def from_json(self, payload_json: str | bytes) -> M:
-        return self.build(self.decoder.decode(payload_json))
+    from_json: Callable[[str | bytes], M]
 
     def from_python(self, payload: Mapping[str, Any]) -> M:
         return self.build(msgspec.convert(payload, self.struct, strict=True))
@@ -91,7 +88,12 @@ def compile_decoder(
     The nested models `interned` (values that repeat from event to event, such as a round's
     stake limits) are built once for equal values and shared, as frozen models may be."""
     struct, build = _compile_model(model, frozenset(interned))
-    return CompiledDecoder(model, struct, build, msgspec.json.Decoder(struct))
+    decode = msgspec.json.Decoder(struct).decode
+
+    def from_json(payload_json: str | bytes) -> M:
+        return build(decode(payload_json))
+
+    return CompiledDecoder(model, struct, build, from_json)
 
 
 # ------------------------------------------------------------------------------ models

@@ -101,6 +101,8 @@ class EventRegistry:
         # event type -> its compiled decoder, for its current schema version (`compile`)
         self._compiled_all: dict[str, CompiledDecoder[Any]] = {}
         self._compiled: dict[str, CompiledDecoder[Any]] = {}
+        # event type -> (its current schema version, its compiled decoder from JSON text)
+        self._compiled_json: dict[str, tuple[int, Callable[[str | bytes], Event]]] = {}
         self._compiled_enabled = True
 
     def register(self, event_class: E) -> E:
@@ -131,6 +133,10 @@ class EventRegistry:
         every payload is validated by its class alone."""
         self._compiled_enabled = enabled
         self._compiled = dict(self._compiled_all) if enabled else {}
+        self._compiled_json = {
+            name: (compiled.model.schema_version, compiled.from_json)
+            for name, compiled in self._compiled.items()
+        }
 
     @property
     def compiled_types(self) -> frozenset[str]:
@@ -186,10 +192,10 @@ class EventRegistry:
         parsed and validated in one step by the class's pydantic validator (docs/decisions/
         0031-replay-folds-one-copy.md), or first by its compiled decoder (`compile`); older
         versions go through the upcasters."""
-        compiled = self._compiled.get(event_type)
-        if compiled is not None and compiled.model.schema_version == schema_version:
+        compiled_json = self._compiled_json.get(event_type)
+        if compiled_json is not None and compiled_json[0] == schema_version:
             try:
-                return cast("Event", compiled.from_json(payload_json))
+                return compiled_json[1](payload_json)
             except REFUSED:
                 pass  # the class's validator below accepts it (a form not compiled) or says why
         validate_json = self._current.get((event_type, schema_version))
