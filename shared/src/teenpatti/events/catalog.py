@@ -955,19 +955,11 @@ class SettlementResolved(Event):
         return self
 
 
-# the types a replay and the money path decode most, by compiled decoders as well
-# (docs/decisions/0102-compiled-event-decoders.md): a table's rounds, and the lines of slips,
-# settlement parts and payments; a round's stake limits repeat round after round
+# the types a replay and the money path decode most, by compiled decoders as well, where
+# they pay (docs/decisions/0102-compiled-event-decoders.md): a table's configuration and
+# rounds, and settlement parts; a round's stake limits repeat round after round
 registry.compile(
-    TableOpened,
-    RoundOpened,
-    BettingClosed,
-    CardDealt,
-    RoundClosed,
-    BetsPlaced,
-    BetsSettled,
-    BetsPaid,
-    interned=(StakeLimit,),
+    TableOpened, RoundOpened, CardDealt, RoundClosed, BetsSettled, interned=(StakeLimit,)
 )
 
 __all__ = [

@@ -50,9 +50,10 @@ REFUSED: tuple[type[Exception], ...] = (msgspec.MsgspecError, ValueError)
 
 # the model settings the derivation knows: none of them changes what validation accepts
 _KNOWN_CONFIG = frozenset({"frozen", "extra", "use_attribute_docstrings", "title"})
-# AwareDatetime as text: the RFC 3339 form pydantic writes and reads alike (at most six digits
-# of a second: pydantic truncates more, msgspec would round them); any other form pydantic
-# accepts (a space, `z`, a number of seconds) is refused here and left to pydantic
+# AwareDatetime as text in the RFC 3339 form pydantic writes, then `datetime.fromisoformat`
+# (not msgspec's datetime, which rounds a seventh digit of a second where pydantic truncates
+# it); any other form pydantic accepts (a space, `z`, more digits, a number of seconds) is
+# refused here and left to pydantic
 _DATETIME = Annotated[
     str,
     msgspec.Meta(
