@@ -237,8 +237,8 @@ class InfrastructureSettings(BaseSettings):
     )
     compiled_decoders: bool = Field(
         default=True,
-        description="Decode the event types read most (a table's rounds, slips, settlement"
-        " parts, payments) with compiled decoders derived from their contracts, which answer"
+        description="Decode the event types read most (a table's configuration and rounds,"
+        " settlement parts) with compiled decoders derived from their contracts, which answer"
         " as the contracts do; `false`: pydantic alone"
         " (docs/decisions/0102-compiled-event-decoders.md).",
     )
