@@ -164,12 +164,6 @@ class EventRegistry:
 
     def decode(self, event_type: str, schema_version: int, payload: Mapping[str, Any]) -> Event:
         """The payload as its current class, upcast from older versions when needed."""
-        compiled = self._compiled.get(event_type)
-        if compiled is not None and compiled.model.schema_version == schema_version:
-            try:
-                return cast("Event", compiled.from_python(payload))
-            except REFUSED:
-                pass  # the class's validator below accepts it (a form not compiled) or says why
         event_class = self._readable_class(event_type, schema_version)
         current = event_class.schema_version
         data = dict(payload)
@@ -224,8 +218,24 @@ class EventRegistry:
             )
         return event_class
 
+    def decode_parsed(
+        self, event_type: str, schema_version: int, payload: Mapping[str, Any]
+    ) -> Event:
+        """`decode` of a payload parsed from JSON text, whose values are only dicts, lists,
+        str, int, float, bool and None: by its compiled decoder first (`compile`). Not for
+        other Python values: a compiled decoder keeps a str subclass (an enum) as given,
+        where the class makes it a plain str."""
+        compiled = self._compiled.get(event_type)
+        if compiled is not None and compiled.model.schema_version == schema_version:
+            try:
+                return cast("Event", compiled.from_python(payload))
+            except REFUSED:
+                pass  # the class's validator below accepts it (a form not compiled) or says why
+        return self.decode(event_type, schema_version, payload)
+
     def decode_envelope(self, envelope: EventEnvelope) -> Event:
-        return self.decode(envelope.event_type, envelope.schema_version, envelope.payload)
+        """The envelope's event; its payload is JSON values, as read from its JSON text."""
+        return self.decode_parsed(envelope.event_type, envelope.schema_version, envelope.payload)
 
 
 def new_envelope(
