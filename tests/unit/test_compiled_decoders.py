@@ -43,7 +43,7 @@ from teenpatti.events.catalog import (
 )
 from teenpatti.events.compiled import REFUSED, NotCompilableError, compile_decoder
 
-COMPILED = {name: registry._compiled_all[name] for name in sorted(registry._compiled_all)}
+COMPILED = {name: registry.compiled_decoder(name) for name in sorted(registry.compilable_types)}
 EXAMPLES = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -143,6 +143,15 @@ class EventRegistry:
         """The event types decoded by a compiled decoder now."""
         return frozenset(self._compiled)
 
+    def compiled_decoder(self, event_type: str) -> CompiledDecoder[Any]:
+        """The type's compiled decoder (`compile`), used or not."""
+        return self._compiled_all[event_type]
+
+    @property
+    def compilable_types(self) -> frozenset[str]:
+        """The event types given a compiled decoder (`compile`), used or not."""
+        return frozenset(self._compiled_all)
+
     def upcaster(self, event_type: str, from_version: int) -> Callable[[Upcaster], Upcaster]:
         """Register a function turning a payload of `from_version` into `from_version + 1`."""
 
