@@ -8,7 +8,8 @@ rounds of `RoundOpened`, `BettingClosed`, six `CardDealt` and `RoundClosed` (nin
 The rebuild is what the table service does for a table it holds no state or snapshot of
 (`TableRepository.load_many` with an empty cache): read the stream (`store.replay_stream`:
 the seven columns a fold needs, rows built by the driver), decode each payload with the event
-registry (`registry.decode_json`: the pydantic model from the JSON text) and fold the events
+registry (`registry.decode_json`: the pydantic model from the JSON text, by the type's compiled
+decoder where it has one, docs/decisions/0102-compiled-event-decoders.md) and fold the events
 with the service's own pure `fold` (the same as `evolve` one event at a time, with one copy
 of the state and of each round). Figures are events per second over all streams, one table
 after the other, the median of three runs; the stages are timed apart (read only, read +
@@ -280,9 +281,9 @@ async def measure(quick: bool, show_profile: bool = False, smoke: bool = False) 
     baseline = f"plain asyncpg SELECT of the same rows, stream by stream ({TABLES} streams)"
     bound = (
         "Python per event in one process, which Postgres outpaces: the driver building each"
-        " row (7 columns), pydantic validating each payload from its JSON (RoundOpened, with"
-        " its limits and pay table, about 5 us; a CardDealt under 1 us) and the fold (one copy"
-        " of each round, then each event's changes); stages: "
+        " row (7 columns), the registry decoding each payload from its JSON into its model"
+        " (compiled decoders for RoundOpened, CardDealt, RoundClosed; pydantic for the rest)"
+        " and the fold (one copy of each round, then each event's changes); stages: "
         + ", ".join(f"{stage} {value:,.0f}/s" for stage, value in stages.items())
     )
     return [

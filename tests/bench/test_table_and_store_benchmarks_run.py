@@ -1,8 +1,8 @@
 """The other benchmarks run, at their smoke sizes: scan to result and the tables on one
 system of the four services (starting it is most of their time), the operator calls'
-client, the rebuild, the event store and the rules engine. Each produces its figures and
-the goals it owns; one that measures nothing raises `NothingHappenedError`. The sizes are
-tiny: the figures say nothing of speed."""
+client, the rebuild, the event payloads' decoding, the event store and the rules engine.
+Each produces its figures and the goals it owns; one that measures nothing raises
+`NothingHappenedError`. The sizes are tiny: the figures say nothing of speed."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from benchmarks import (
+    bench_decode,
     bench_engine,
     bench_rebuild,
     bench_scan,
@@ -65,3 +66,9 @@ def test_engine_figures_agree_with_treys_and_the_par_sheet() -> None:
     assert figures["bonus_agreeing_scalar_numpy"] == 1.0
     assert figures["par_sheet_seconds"] > 0 and figures["par_sheet_command_seconds"] > 0
     assert 0.9 < figures["player_a_rtp"] < 1.0
+
+
+def test_decoding_is_measured_by_pydantic_alone_and_compiled() -> None:
+    rows = bench_decode.measure(smoke=True)
+    assert {row.measure.split()[0] for row in rows} >= {"RoundOpened", "CardDealt", "BetsSettled"}
+    assert all(row.pydantic_us > 0 and row.compiled_us > 0 for row in rows)

@@ -235,6 +235,13 @@ class InfrastructureSettings(BaseSettings):
         " gateway's verdict announcements); `false` drops them, and their readers fall back to"
         " Postgres (docs/decisions/0022-actions-after-commit.md).",
     )
+    compiled_decoders: bool = Field(
+        default=True,
+        description="Decode the event types read most (a table's configuration and rounds,"
+        " settlement parts) with compiled decoders derived from their contracts, which answer"
+        " as the contracts do; `false`: pydantic alone"
+        " (docs/decisions/0102-compiled-event-decoders.md).",
+    )
     drain_seconds: float = Field(
         default=15.0,
         gt=0,

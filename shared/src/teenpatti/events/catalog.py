@@ -955,6 +955,13 @@ class SettlementResolved(Event):
         return self
 
 
+# the types a replay and the money path decode most, by compiled decoders as well, where
+# they pay (docs/decisions/0102-compiled-event-decoders.md): a table's configuration and
+# rounds, and settlement parts; a round's stake limits repeat round after round
+registry.compile(
+    TableOpened, RoundOpened, CardDealt, RoundClosed, BetsSettled, interned=(StakeLimit,)
+)
+
 __all__ = [
     "ALL_TOPICS",
     "DEALING_ORDER",

@@ -2,18 +2,22 @@
 
 An event is a frozen pydantic payload class with a past-tense name, an `event_type` and a
 `schema_version`. Older versions of a payload are upcast, one version at a time, by
-functions registered beside the class, so stored history never has to be rewritten.
+functions registered beside the class, so stored history never has to be rewritten. The
+types decoded most are also decoded by compiled decoders derived from their classes
+(`teenpatti.events.compiled`), which answer as the classes do, at a fraction of the cost.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from datetime import UTC, datetime
 from typing import Any, ClassVar, TypeVar, cast
 from uuid import UUID, uuid4
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from teenpatti.events.compiled import REFUSED, CompiledDecoder, compile_decoder
 
 JsonObject = dict[str, Any]
 Upcaster = Callable[[JsonObject], JsonObject]
@@ -94,6 +98,12 @@ class EventRegistry:
         self._upcasters: dict[tuple[str, int], Upcaster] = {}
         # (event type, its current schema version) -> the class's validator from JSON text
         self._current: dict[tuple[str, int], Callable[[str | bytes], Any]] = {}
+        # event type -> its compiled decoder, for its current schema version (`compile`)
+        self._compiled_all: dict[str, CompiledDecoder[Any]] = {}
+        self._compiled: dict[str, CompiledDecoder[Any]] = {}
+        # event type -> (its current schema version, its compiled decoder from JSON text)
+        self._compiled_json: dict[str, tuple[int, Callable[[str | bytes], Event]]] = {}
+        self._compiled_enabled = True
 
     def register(self, event_class: E) -> E:
         name = event_class.event_type
@@ -104,6 +114,43 @@ class EventRegistry:
             event_class.__pydantic_validator__.validate_json
         )
         return event_class
+
+    def compile(
+        self, *event_classes: type[Event], interned: Collection[type[BaseModel]] = ()
+    ) -> None:
+        """Decode these registered types' current versions with compiled decoders too: what
+        one refuses goes on to the class's validator, so every answer is the class's
+        (docs/decisions/0102-compiled-event-decoders.md). `interned`: nested models shared
+        between equal values (`compile_decoder`)."""
+        for event_class in event_classes:
+            if self._classes.get(event_class.event_type) is not event_class:
+                raise ValueError(f"{event_class.__name__} is not registered")
+            self._compiled_all[event_class.event_type] = compile_decoder(event_class, interned)
+        self.use_compiled(self._compiled_enabled)
+
+    def use_compiled(self, enabled: bool) -> None:
+        """Whether the compiled decoders are used (`TP_COMPILED_DECODERS`); without them
+        every payload is validated by its class alone."""
+        self._compiled_enabled = enabled
+        self._compiled = dict(self._compiled_all) if enabled else {}
+        self._compiled_json = {
+            name: (compiled.model.schema_version, compiled.from_json)
+            for name, compiled in self._compiled.items()
+        }
+
+    @property
+    def compiled_types(self) -> frozenset[str]:
+        """The event types decoded by a compiled decoder now."""
+        return frozenset(self._compiled)
+
+    def compiled_decoder(self, event_type: str) -> CompiledDecoder[Any]:
+        """The type's compiled decoder (`compile`), used or not."""
+        return self._compiled_all[event_type]
+
+    @property
+    def compilable_types(self) -> frozenset[str]:
+        """The event types given a compiled decoder (`compile`), used or not."""
+        return frozenset(self._compiled_all)
 
     def upcaster(self, event_type: str, from_version: int) -> Callable[[Upcaster], Upcaster]:
         """Register a function turning a payload of `from_version` into `from_version + 1`."""
@@ -146,7 +193,14 @@ class EventRegistry:
     def decode_json(self, event_type: str, schema_version: int, payload_json: str | bytes) -> Event:
         """`decode` from the payload's JSON text, as stored. The current schema version is
         parsed and validated in one step by the class's pydantic validator (docs/decisions/
-        0031-replay-folds-one-copy.md); older versions go through the upcasters."""
+        0031-replay-folds-one-copy.md), or first by its compiled decoder (`compile`); older
+        versions go through the upcasters."""
+        compiled_json = self._compiled_json.get(event_type)
+        if compiled_json is not None and compiled_json[0] == schema_version:
+            try:
+                return compiled_json[1](payload_json)
+            except REFUSED:
+                pass  # the class's validator below accepts it (a form not compiled) or says why
         validate_json = self._current.get((event_type, schema_version))
         if validate_json is not None:
             try:
@@ -173,8 +227,24 @@ class EventRegistry:
             )
         return event_class
 
+    def decode_parsed(
+        self, event_type: str, schema_version: int, payload: Mapping[str, Any]
+    ) -> Event:
+        """`decode` of a payload parsed from JSON text, whose values are only dicts, lists,
+        str, int, float, bool and None: by its compiled decoder first (`compile`). Not for
+        other Python values: a compiled decoder keeps a str subclass (an enum) as given,
+        where the class makes it a plain str."""
+        compiled = self._compiled.get(event_type)
+        if compiled is not None and compiled.model.schema_version == schema_version:
+            try:
+                return cast("Event", compiled.from_python(payload))
+            except REFUSED:
+                pass  # the class's validator below accepts it (a form not compiled) or says why
+        return self.decode(event_type, schema_version, payload)
+
     def decode_envelope(self, envelope: EventEnvelope) -> Event:
-        return self.decode(envelope.event_type, envelope.schema_version, envelope.payload)
+        """The envelope's event; its payload is JSON values, as read from its JSON text."""
+        return self.decode_parsed(envelope.event_type, envelope.schema_version, envelope.payload)
 
 
 def new_envelope(

@@ -40,6 +40,7 @@ from redis.asyncio import Redis
 from starlette.middleware import Middleware
 
 from teenpatti.access import Authenticator, ConfiguredKeys, PostgresKeyLookup
+from teenpatti.events.catalog import registry
 from teenpatti.eventsourcing import (
     MIGRATIONS as STORE_MIGRATIONS,
 )
@@ -176,6 +177,7 @@ class Kernel(Generic[S]):
 
     async def start(self) -> Wiring:
         settings = self.settings
+        registry.use_compiled(settings.compiled_decoders)
         # before anything connects
         settings.refuse_default_secrets(redis=self.service.redis is not None)
         settings.refuse_development_settings()

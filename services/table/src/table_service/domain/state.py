@@ -13,7 +13,8 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field
+from dataclasses import fields as dataclass_fields
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any, TypeVar
@@ -272,6 +273,21 @@ def fold(state: TableState, events: Iterable[tuple[Event, datetime]]) -> TableSt
 
 
 _T = TypeVar("_T")
+# every field of a Round in order, the required ones unset: what `_new_round` starts from
+_ROUND_FIELDS: dict[str, Any] = {
+    f.name: None if f.default is MISSING else f.default for f in dataclass_fields(Round)
+}
+_ROUND_REQUIRED = frozenset(f.name for f in dataclass_fields(Round) if f.default is MISSING)
+
+
+def _new_round(**values: Any) -> Round:
+    """`Round(**values)` without the frozen dataclass's `__init__`, which sets each of its
+    thirty fields through `object.__setattr__`: a replay opens a round every nine events."""
+    assert values.keys() >= _ROUND_REQUIRED, f"missing {_ROUND_REQUIRED - values.keys()}"
+    assert values.keys() <= _ROUND_FIELDS.keys(), f"no such fields: {set(values)}"
+    opened = object.__new__(Round)
+    opened.__dict__.update(_ROUND_FIELDS, **values)
+    return opened
 
 
 def _replace(instance: _T, **changes: Any) -> _T:
@@ -364,7 +380,7 @@ def _table_closed(state: TableState, event: TableClosed, at: datetime) -> Change
 
 
 def _round_opened(state: TableState, event: RoundOpened, at: datetime) -> Changes:
-    opened = Round(
+    opened = _new_round(
         round_id=event.round_id,
         number=event.number,
         phase=RoundPhase.BETTING,
