@@ -7,6 +7,7 @@ from uuid import UUID
 
 import pytest
 
+from teenpatti import engine
 from teenpatti.engine import PUBLISHED_PAY_TABLE, pay_table_to_mapping
 from teenpatti.events.catalog import BetPaid, BetSettled, BetsPaid
 from wallet_service.domain.betting import LedgerEntry, UnknownBetError
@@ -264,6 +265,37 @@ def test_a_batch_pays_each_player_a_bets_paid_per_part_with_the_balances_running
     )
     # the players' appends go in the order the batch first pays each
     assert list(payment.runs) == [(OP_1, "p1"), (OP_1, "p2"), (OP_2, "p1")]
+
+
+def test_the_bets_paid_built_from_checked_values_are_those_values_validated() -> None:
+    # pay() builds its BetsPaid without validating again (compiled.checked): each must be
+    # what validating the same values gives, seamless and transfer, field for field
+    bets = [bet(n, f"p{n % 3}", bet_type, 100 * n) for n, bet_type in enumerate(
+        ["player_a", "player_b", "tie", "pair_plus_a", "pair_plus_b", "six_card_bonus"] * 2, 1
+    )]  # fmt: skip
+    dealt = engine.resolve_round(engine.parse_cards(A_WINS))
+    settled = [
+        engine.settle_bet(engine.Bet(engine.BetType(b.bet_type), b.stake, "INR"), dealt)
+        for b in bets
+    ]
+    lines = [line(b, s.outcome.value, s.returned) for b, s in zip(bets, settled, strict=True)]
+    plan = plan_payment(held_bets(*bets), ROUNDS, [part(1, *lines[:6]), part(2, *lines[6:])])
+    assert not plan.refused and len(plan.paying) == len(bets)
+    for unheld in (frozenset(), frozenset({(OP_1, "p1", "INR")})):
+        payment = pay(plan, dict.fromkeys(plan.credits, 10**12), unheld)
+        built = [event for runs in payment.runs.values() for run in runs for event in run.events]
+        assert len(built) == 6
+        for event in built:
+            validated = BetsPaid.model_validate(event.model_dump())
+            assert event == validated
+            assert event.model_fields_set == validated.model_fields_set
+            assert event.model_dump_json() == validated.model_dump_json()
+            assert [line.model_fields_set for line in event.bets] == [
+                line.model_fields_set for line in validated.bets
+            ]
+        assert {event.wallet for event in built} == (
+            {"transfer", "seamless"} if unheld else {"transfer"}
+        )
 
 
 def test_a_bet_paid_before_or_earlier_in_the_batch_is_passed_over() -> None:

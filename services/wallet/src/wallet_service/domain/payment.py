@@ -31,7 +31,8 @@ from typing import Any, NamedTuple
 from uuid import UUID
 
 from teenpatti import engine
-from teenpatti.events.catalog import BetSettled, BetsPaid, BetsSettled
+from teenpatti.events.catalog import BetPaid, BetSettled, BetsPaid, BetsSettled
+from teenpatti.events.compiled import checked
 
 from .betting import CANCELLED, CLOSED, LedgerEntry, UnknownBetError
 
@@ -306,7 +307,7 @@ def pay(
     lines say `balance_after` 0 and write no ledger entry."""
     running = {account: 0 if account in unheld else balances[account] for account in plan.credits}
     # a group: a player's lines of one part, keyed by the part's place in the batch
-    groups: dict[tuple[str, str, int], list[dict[str, object]]] = {}
+    groups: dict[tuple[str, str, int], list[BetPaid]] = {}
     seamless: set[tuple[str, str, int]] = set()  # the groups of unheld accounts
     # the ledger's two sides, per part: the house's per operator and currency, each player's
     house: dict[tuple[int, str, str], int] = defaultdict(int)
@@ -327,14 +328,18 @@ def pay(
             balance = running[account] = running[account] + amount
             house[(place, operator_id, currency)] += amount
             credited[(place, operator_id, player_id, currency)] += amount
+        # every value checked: the line's as validated, the balance a sum of them in bigint
         lines.append(
-            {
-                "bet_id": line.bet_id,
-                "currency": currency,
-                "amount": amount,
-                "outcome": line.outcome,
-                "balance_after": balance,
-            }
+            checked(
+                BetPaid,
+                {
+                    "bet_id": line.bet_id,
+                    "currency": currency,
+                    "amount": amount,
+                    "outcome": line.outcome,
+                    "balance_after": balance,
+                },
+            )
         )
     paid: dict[Player, list[tuple[SettlementPart, BetsPaid]]] = defaultdict(list)
     for (operator_id, player_id, place), lines in groups.items():
@@ -342,7 +347,8 @@ def pay(
         paid[(operator_id, player_id)].append(
             (
                 part,
-                BetsPaid.model_validate(
+                checked(
+                    BetsPaid,
                     {
                         "round_id": part.round_id,
                         "table_id": part.table_id,
@@ -352,7 +358,7 @@ def pay(
                         if (operator_id, player_id, place) in seamless
                         else "transfer",
                         "bets": lines,
-                    }
+                    },
                 ),
             )
         )
