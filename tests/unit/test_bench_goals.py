@@ -4,7 +4,14 @@ be missing; the CPU "of all processes" is the system's, not the load generator's
 import pytest
 
 from benchmarks.bench_all import cpu_lines, goals_table
-from teenpatti_tools.bench import GOALS, Figure, NothingHappenedError, happened, system_cpu
+from teenpatti_tools.bench import (
+    GOALS,
+    Figure,
+    NothingHappenedError,
+    SharedCpu,
+    happened,
+    system_cpu,
+)
 
 
 def figure(goal_key: str, value: float, baseline: str, baseline_value: float) -> Figure:
@@ -65,3 +72,15 @@ def test_a_benchmark_that_measured_nothing_fails() -> None:
     happened("scans sent", 36)
     with pytest.raises(NothingHappenedError, match="scans sent = 0"):
         happened("scans sent", 0)
+
+
+def test_the_cpu_of_shared_processes_never_goes_down_when_one_ends() -> None:
+    # another test's Postgres backend ending mid-span must not make a span's CPU negative
+    kept = SharedCpu()
+    before = kept.read({("postgres", 10): 5.0, ("postgres", 11): 2.0, ("kafka", 20): 9.0})
+    # backend 11 ended; 12 started; 10 worked 1 s more; pid 20 is now a new broker
+    after = kept.read({("postgres", 10): 6.0, ("postgres", 12): 0.5, ("kafka", 20): 1.0})
+    used = {name: after[name] - before[name] for name in before}
+    assert used == {"postgres": 1.5, "kafka": 1.0}
+    # and again, with nothing new: nothing used
+    assert kept.read({("postgres", 10): 6.0, ("postgres", 12): 0.5, ("kafka", 20): 1.0}) == after

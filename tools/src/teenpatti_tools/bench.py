@@ -167,13 +167,16 @@ def cpu_seconds(system: System) -> dict[str, float]:
     """CPU time (user + system) used so far by each service's process, by Postgres (all its
     processes, other databases' too), by the Kafka broker, and by the whole machine (the
     load generator too), from Linux's /proc. Subtract two readings for a span's use. Also
-    `postgres:<service>`: the backends connected to that service's database (a backend
-    that ends meanwhile takes its share with it: the services keep theirs in pools)."""
+    `postgres:<service>`: the backends connected to that service's database. Postgres's
+    and Kafka's figures never go down: a process that ended since an earlier reading keeps
+    the CPU last read of it (`SharedCpu`), so another test's backend ending mid-span cannot make
+    a span's use negative; what it used after that reading is not counted."""
     tick = os.sysconf("SC_CLK_TCK")
     by_database = {database: service for service, database in system.databases.items()}
     used: dict[str, float] = {"postgres": 0.0, "kafka": 0.0}
     for name, process in system.processes.processes.items():
         used[name] = _process_cpu(process.pid, tick)
+    alive: dict[tuple[str, int], float] = {}
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
@@ -185,20 +188,46 @@ def cpu_seconds(system: System) -> dict[str, float]:
         except OSError:
             continue  # gone meanwhile
         if program == "postgres":
-            cpu = _process_cpu(int(entry.name), tick)
-            used["postgres"] += cpu
+            pid = int(entry.name)
+            cpu = _process_cpu(pid, tick)
+            alive[("postgres", pid)] = cpu
             # a backend's title: "postgres: <user> <database> <client> <state>"
             title = command.split(b"\0")[0].split()
             if len(title) > 2 and title[2].decode() in by_database:
-                service = f"postgres:{by_database[title[2].decode()]}"
-                used[service] = used.get(service, 0.0) + cpu
+                alive[(f"postgres:{by_database[title[2].decode()]}", pid)] = cpu
         elif program == "java" and b"kafka.Kafka" in command:
-            used["kafka"] += _process_cpu(int(entry.name), tick)
+            alive[("kafka", int(entry.name))] = _process_cpu(int(entry.name), tick)
+    for name, seconds in _SHARED_CPU.read(alive).items():
+        used[name] = used.get(name, 0.0) + seconds
     with open("/proc/stat") as stat:
         fields = [int(field) for field in stat.readline().split()[1:]]
     # user nice system idle iowait irq softirq steal: all but idle and iowait are busy
     used["machine"] = (sum(fields[:8]) - fields[3] - fields[4]) / tick
     return used
+
+
+class SharedCpu:
+    """The CPU of shared processes (Postgres's, Kafka's) summed so that it never goes down:
+    each process's last reading is kept once it has ended (or its pid was taken again)."""
+
+    def __init__(self) -> None:
+        self._last: dict[tuple[str, int], float] = {}
+        self._ended: dict[str, float] = {}
+
+    def read(self, alive: dict[tuple[str, int], float]) -> dict[str, float]:
+        """Each name's CPU: its processes alive now, and those read before that ended."""
+        for (name, pid), seconds in self._last.items():
+            now = alive.get((name, pid))
+            if now is None or now < seconds:  # ended, or a new process under its pid
+                self._ended[name] = self._ended.get(name, 0.0) + seconds
+        self._last = dict(alive)
+        totals = dict(self._ended)
+        for (name, _), seconds in alive.items():
+            totals[name] = totals.get(name, 0.0) + seconds
+        return totals
+
+
+_SHARED_CPU = SharedCpu()
 
 
 def _process_cpu(pid: int, tick: int) -> float:
