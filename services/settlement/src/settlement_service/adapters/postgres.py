@@ -17,7 +17,13 @@ from uuid import UUID
 
 import asyncpg
 
-from teenpatti.events.catalog import BetSettled, RoundClosed, RoundReversed, RoundSettled
+from teenpatti.events.catalog import (
+    BetSettled,
+    BetsPlaced,
+    RoundClosed,
+    RoundReversed,
+    RoundSettled,
+)
 from teenpatti.kernel.problems import HeldProblem
 
 from ..domain import PlacedBet, RoundFacts, SealedBook
@@ -253,6 +259,47 @@ class SettlementProjection:
             " ON CONFLICT (bet_id) DO NOTHING RETURNING bet_id",
             *columns,
             late,
+        )
+        return {row[0] for row in rows}
+
+    async def add_slips(self, slips: Sequence[BetsPlaced]) -> set[UUID]:
+        """Insert the bets of these slips in one statement, in their order; the ids of those
+        that were new (the others are held already under their id). A slip's fields go once,
+        not once per bet."""
+        bet_ids: list[UUID] = []
+        bet_types: list[str] = []
+        stakes: list[int] = []
+        of_slip: list[int] = []
+        for number, slip in enumerate(slips, start=1):
+            for bet in slip.bets:
+                bet_ids.append(bet.bet_id)
+                bet_types.append(bet.bet_type)
+                stakes.append(bet.stake)
+                of_slip.append(number)
+        rows = await self._connection.fetch(
+            "INSERT INTO bets (bet_id, round_id, table_id, slip_id, operator_id, player_id,"
+            " bet_type, stake, currency, placed_at)"
+            " SELECT b.bet_id, s.round_id, s.table_id, s.slip_id, s.operator_id, s.player_id,"
+            " b.bet_type, b.stake, s.currency, s.placed_at"
+            " FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::int[])"
+            "   WITH ORDINALITY AS b(bet_id, bet_type, stake, slip, n)"
+            " JOIN unnest($5::uuid[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],"
+            "   $11::timestamptz[]) WITH ORDINALITY"
+            "   AS s(slip_id, round_id, table_id, operator_id, player_id, currency, placed_at, n)"
+            "   ON s.n = b.slip"
+            # in the slips' order: of two copies of a bet in one run, the first is recorded
+            " ORDER BY b.n ON CONFLICT (bet_id) DO NOTHING RETURNING bet_id",
+            bet_ids,
+            bet_types,
+            stakes,
+            of_slip,
+            [slip.slip_id for slip in slips],
+            [slip.round_id for slip in slips],
+            [slip.table_id for slip in slips],
+            [slip.operator_id for slip in slips],
+            [slip.player_id for slip in slips],
+            [slip.currency for slip in slips],
+            [slip.placed_at for slip in slips],
         )
         return {row[0] for row in rows}
 
