@@ -94,7 +94,7 @@ class Settle:
     are built: from lines already valid (`decide`), unless `check_every_line` has each
     validated again."""
 
-    lines: Sequence[Mapping[str, Any]]  # each bet's BetSettled fields, in the round's order
+    lines: Sequence[dict[str, Any]]  # each bet's BetSettled fields, in the round's order
     round: RoundSettled
     paytable_source: PaytableSource
     check_every_line: bool = False
@@ -342,14 +342,15 @@ def built(model: type[M], fields: dict[str, Any]) -> M:
     return instance
 
 
-def built_part(round_id: str, table_id: str, lines: Sequence[Mapping[str, Any]]) -> BetsSettled:
-    """A `BetsSettled` part of `lines` already valid (`decide`'s), built, not validated."""
+def built_part(round_id: str, table_id: str, lines: Sequence[dict[str, Any]]) -> BetsSettled:
+    """A `BetsSettled` part of `lines` already valid (`decide`'s), built, not validated: each
+    line's dict is its model's (neither is changed once built)."""
     return built(
         BetsSettled,
         {
             "round_id": round_id,
             "table_id": table_id,
-            "bets": [built(BetSettled, dict(line)) for line in lines],
+            "bets": [built(BetSettled, line) for line in lines],
         },
     )
 

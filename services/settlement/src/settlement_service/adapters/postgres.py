@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -127,6 +127,10 @@ def _round(row: asyncpg.Record) -> RoundRow:
         void_reason=row["void_reason"],
         reversed_at=row["reversed_at"],
     )
+
+
+# the columns of PlacedBet's fields, in its order: a row is its arguments
+_PLACED_BET_COLUMNS = ", ".join(field.name for field in fields(PlacedBet))
 
 
 def _placed_bet(row: asyncpg.Record) -> PlacedBet:
@@ -312,10 +316,11 @@ class SettlementProjection:
     async def bets_of_round(self, round_id: str) -> list[PlacedBet]:
         """The round's bets, those its book names (not the late ones)."""
         rows = await self._connection.fetch(
-            "SELECT * FROM bets WHERE round_id = $1 AND NOT late ORDER BY placed_at, bet_id",
+            f"SELECT {_PLACED_BET_COLUMNS} FROM bets WHERE round_id = $1 AND NOT late"
+            " ORDER BY placed_at, bet_id",
             round_id,
         )
-        return [_placed_bet(row) for row in rows]
+        return [PlacedBet(*row) for row in rows]
 
     async def transaction_id(self) -> int:
         """This transaction's id (it is given one if it has none yet)."""
@@ -430,18 +435,27 @@ class SettlementProjection:
         await self.mark_round_settled(summary, paytable_source)
 
     async def mark_bets(self, bets: Sequence[BetSettled], settled_at: datetime) -> None:
-        """Fill these bets' outcomes, from their settlement lines."""
+        """Fill these bets' outcomes, from their settlement lines: each bet's id and the
+        number of its kind of result, each kind once (a round's bets share a few)."""
+        kinds: dict[tuple[str, int, str, str | None], int] = {}
+        of_kind: list[int] = []
+        for bet in bets:
+            kind = (bet.outcome, bet.returned, bet.fraction_kept, bet.odds)
+            number = kinds.get(kind)
+            if number is None:
+                number = kinds[kind] = len(kinds) + 1
+            of_kind.append(number)
         await self._connection.execute(
-            "UPDATE bets SET outcome = s.outcome, returned = s.returned,"
-            " fraction_kept = s.fraction_kept, odds = s.odds, settled_at = $6"
-            " FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::text[])"
-            "   AS s(bet_id, outcome, returned, fraction_kept, odds)"
+            "UPDATE bets SET outcome = ($3::text[])[s.kind], returned = ($4::bigint[])[s.kind],"
+            " fraction_kept = ($5::text[])[s.kind], odds = ($6::text[])[s.kind], settled_at = $7"
+            " FROM unnest($1::uuid[], $2::int[]) AS s(bet_id, kind)"
             " WHERE bets.bet_id = s.bet_id",
-            [b.bet_id for b in bets],
-            [b.outcome for b in bets],
-            [b.returned for b in bets],
-            [b.fraction_kept for b in bets],
-            [b.odds for b in bets],
+            [bet.bet_id for bet in bets],
+            of_kind,
+            [kind[0] for kind in kinds],
+            [kind[1] for kind in kinds],
+            [kind[2] for kind in kinds],
+            [kind[3] for kind in kinds],
             settled_at,
         )
 
