@@ -10,7 +10,6 @@ not add up; a person looks at the recorded problem.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -266,8 +265,8 @@ def decide(
     )
 
     # A bet's settlement depends only on its type, stake and currency once the round and
-    # the pay table are known: worked out once for all the bets alike.
-    @functools.cache
+    # the pay table are known: worked out once for all the bets of a kind alike, its first
+    # line validated whole (`_check_each_kind`), and the round's totals summed per kind.
     def outcome(bet_type: str, stake: int, currency: str) -> _Outcome:
         settled = engine.settle_bet(
             engine.Bet(engine.BetType(bet_type), stake, currency), round_, pay_table
@@ -279,14 +278,29 @@ def decide(
             None if settled.odds is None else format_fraction(settled.odds),
         )
 
-    lines = [_line(bet, outcome(bet.bet_type, bet.stake, bet.currency)) for bet in ordered]
-    _check_each_kind(lines)
+    kinds: dict[tuple[str, int, str], _Outcome] = {}
+    counted: dict[tuple[str, int, str], int] = {}
+    lines: list[dict[str, Any]] = []
+    for bet in ordered:
+        kind = (bet.bet_type, bet.stake, bet.currency)
+        settled = kinds.get(kind)
+        if settled is None:
+            settled = kinds[kind] = outcome(*kind)
+            counted[kind] = 0
+            lines.append(_line(bet, settled))
+            _check_each_kind(lines[-1])
+        else:
+            lines.append(_line(bet, settled))
+        counted[kind] += 1
     summary = RoundSettled(
         round_id=facts.round_id,
         table_id=facts.table_id,
         cancelled=isinstance(round_, engine.CancelledRound),
         bet_count=len(lines),
-        totals=currency_totals((s["currency"], s["stake"], s["returned"]) for s in lines),
+        totals=currency_totals(
+            (currency, stake * count, kinds[bet_type, stake, currency][1] * count)
+            for (bet_type, stake, currency), count in counted.items()
+        ),
         settled_at=settled_at,
     )
     return Settle(lines, summary, source, check_every_line)
@@ -313,17 +327,12 @@ def _line(bet: PlacedBet, settled: _Outcome) -> dict[str, Any]:
     }
 
 
-def _check_each_kind(lines: Sequence[Mapping[str, Any]]) -> None:
-    """Validate one line of each kind (bet type, stake, currency: what the engine decides a
-    line's outcome from) as a `BetSettled`: so the engine's figures of every line are checked.
-    A line's own fields (its bet's id, operator and player) are those of a `PlacedLine`,
-    checked against the same types when its bet was received."""
-    seen: set[tuple[object, ...]] = set()
-    for line in lines:
-        kind = (line["bet_type"], line["stake"], line["currency"])
-        if kind not in seen:
-            seen.add(kind)
-            BetSettled.model_validate(line)
+def _check_each_kind(line: Mapping[str, Any]) -> None:
+    """Validate the first line of a kind (bet type, stake, currency: what the engine decides
+    a line's outcome from) as a `BetSettled`, so that the engine's figures of every line are
+    checked. A line's own fields (its bet's id, operator and player) are those of a
+    `PlacedLine`, checked against the same types when its bet was received."""
+    BetSettled.model_validate(line)
 
 
 M = TypeVar("M", bound=BaseModel)
