@@ -266,7 +266,7 @@ def decide(
 
     # A bet's settlement depends only on its type, stake and currency once the round and
     # the pay table are known: worked out once for all the bets of a kind alike, its first
-    # line validated whole (`_check_each_kind`), and the round's totals summed per kind.
+    # line validated whole (`_check_kind`), and the round's totals summed per kind.
     def outcome(bet_type: str, stake: int, currency: str) -> _Outcome:
         settled = engine.settle_bet(
             engine.Bet(engine.BetType(bet_type), stake, currency), round_, pay_table
@@ -288,7 +288,7 @@ def decide(
             settled = kinds[kind] = outcome(*kind)
             counted[kind] = 0
             lines.append(_line(bet, settled))
-            _check_each_kind(lines[-1])
+            _check_kind(lines[-1])
         else:
             lines.append(_line(bet, settled))
         counted[kind] += 1
@@ -327,7 +327,7 @@ def _line(bet: PlacedBet, settled: _Outcome) -> dict[str, Any]:
     }
 
 
-def _check_each_kind(line: Mapping[str, Any]) -> None:
+def _check_kind(line: Mapping[str, Any]) -> None:
     """Validate the first line of a kind (bet type, stake, currency: what the engine decides
     a line's outcome from) as a `BetSettled`, so that the engine's figures of every line are
     checked. A line's own fields (its bet's id, operator and player) are those of a
