@@ -33,8 +33,11 @@ from .settler import Settler
 
 async def wire(kernel: Kernel[SettlementSettings]) -> Wiring:
     # the parts of a large round after its first, a transaction each (settler.py)
-    settler = Settler(kernel.pool, kernel.store)
-    settlement = Settlement(kernel.store, on_decided=settler.take)
+    check_every_line = kernel.settings.check_every_settled_line
+    settler = Settler(kernel.pool, kernel.store, check_every_line=check_every_line)
+    settlement = Settlement(
+        kernel.store, on_decided=settler.take, check_every_line=check_every_line
+    )
     return Wiring(
         subscriptions={
             TABLE_EVENTS: {

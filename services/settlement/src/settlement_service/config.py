@@ -19,3 +19,10 @@ class SettlementSettings(InfrastructureSettings):
         " bets into one poll, as the bets of an open round can wait a little; `0`: take what is"
         " there (docs/decisions/0020-gathered-polls.md).",
     )
+    check_every_settled_line: bool = Field(
+        default=False,
+        description="Validate every `BetSettled` line of the parts the service builds, as a"
+        " consumer decodes them; by default one line of each kind (bet type, stake, currency)"
+        " is, the others built from fields already checked"
+        " (docs/decisions/0103-settlement-parts-built-not-validated-again.md).",
+    )

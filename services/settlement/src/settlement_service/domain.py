@@ -10,13 +10,14 @@ not add up; a person looks at the recorded problem.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 from uuid import UUID
+
+from pydantic import BaseModel
 
 from teenpatti import engine
 from teenpatti.events import Event
@@ -88,12 +89,14 @@ class Held:
 class Settle:
     """The round's settlement: its bets' lines in the round's order (by player, then as
     placed), appended in parts of `SETTLEMENT_PART`, then the round's summary. A part is
-    validated when it is first asked for, so that the first can be appended before the
-    others are built."""
+    built when it is first asked for, so that the first can be appended before the others
+    are built: from lines already valid (`decide`), unless `check_every_line` has each
+    validated again."""
 
-    lines: Sequence[Mapping[str, Any]]  # each bet's BetSettled fields, in the round's order
+    lines: Sequence[dict[str, Any]]  # each bet's BetSettled fields, in the round's order
     round: RoundSettled
     paytable_source: PaytableSource
+    check_every_line: bool = False
     _parts: dict[int, BetsSettled] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -113,9 +116,11 @@ class Settle:
         if index not in self._parts:
             start = index * SETTLEMENT_PART
             lines = self.lines[start : start + SETTLEMENT_PART]
-            [self._parts[index]] = BetsSettled.parts(
-                self.round.round_id, self.round.table_id, lines
-            )
+            round_id, table_id = self.round.round_id, self.round.table_id
+            if self.check_every_line:
+                [self._parts[index]] = BetsSettled.parts(round_id, table_id, lines)
+            else:
+                self._parts[index] = built_part(round_id, table_id, lines)
         return self._parts[index]
 
     @property
@@ -217,11 +222,16 @@ def readiness(
 
 
 def decide(
-    facts: RoundFacts, bets: Sequence[PlacedBet], settled_at: datetime, digest: str | None = None
+    facts: RoundFacts,
+    bets: Sequence[PlacedBet],
+    settled_at: datetime,
+    digest: str | None = None,
+    *,
+    check_every_line: bool = False,
 ) -> Decision:
     """Settle the round if it is ready: each bet's `BetSettled` line, in `BetsSettled`
     parts, and the RoundSettled.
-    `digest`: the bets' `book_digest`, if known."""
+    `digest`: the bets' `book_digest`, if known; `check_every_line`: see `Settle`."""
     not_ready = readiness(facts, bets, digest)
     if not_ready is not None:
         return not_ready
@@ -255,8 +265,8 @@ def decide(
     )
 
     # A bet's settlement depends only on its type, stake and currency once the round and
-    # the pay table are known: worked out once for all the bets alike.
-    @functools.cache
+    # the pay table are known: worked out once for all the bets of a kind alike, its first
+    # line validated whole (`_check_kind`), and the round's totals summed per kind.
     def outcome(bet_type: str, stake: int, currency: str) -> _Outcome:
         settled = engine.settle_bet(
             engine.Bet(engine.BetType(bet_type), stake, currency), round_, pay_table
@@ -268,16 +278,32 @@ def decide(
             None if settled.odds is None else format_fraction(settled.odds),
         )
 
-    lines = [_line(bet, outcome(bet.bet_type, bet.stake, bet.currency)) for bet in ordered]
+    kinds: dict[tuple[str, int, str], _Outcome] = {}
+    counted: dict[tuple[str, int, str], int] = {}
+    lines: list[dict[str, Any]] = []
+    for bet in ordered:
+        kind = (bet.bet_type, bet.stake, bet.currency)
+        settled = kinds.get(kind)
+        if settled is None:
+            settled = kinds[kind] = outcome(*kind)
+            counted[kind] = 0
+            lines.append(_line(bet, settled))
+            _check_kind(lines[-1])
+        else:
+            lines.append(_line(bet, settled))
+        counted[kind] += 1
     summary = RoundSettled(
         round_id=facts.round_id,
         table_id=facts.table_id,
         cancelled=isinstance(round_, engine.CancelledRound),
         bet_count=len(lines),
-        totals=currency_totals((s["currency"], s["stake"], s["returned"]) for s in lines),
+        totals=currency_totals(
+            (currency, stake * count, kinds[bet_type, stake, currency][1] * count)
+            for (bet_type, stake, currency), count in counted.items()
+        ),
         settled_at=settled_at,
     )
-    return Settle(lines, summary, source)
+    return Settle(lines, summary, source, check_every_line)
 
 
 # outcome, returned, fraction kept, odds: what a bet's line says beyond the bet
@@ -299,6 +325,43 @@ def _line(bet: PlacedBet, settled: _Outcome) -> dict[str, Any]:
         "fraction_kept": fraction_kept,
         "odds": odds,
     }
+
+
+def _check_kind(line: Mapping[str, Any]) -> None:
+    """Validate the first line of a kind (bet type, stake, currency: what the engine decides
+    a line's outcome from) as a `BetSettled`, so that the engine's figures of every line are
+    checked. A line's own fields (its bet's id, operator and player) are those of a
+    `PlacedLine`, checked against the same types when its bet was received."""
+    BetSettled.model_validate(line)
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def built(model: type[M], fields: dict[str, Any]) -> M:
+    """The frozen `model` of `fields` (every one of its fields, of the types it holds them
+    as, valid), as its validation would build it but without validating them again: the
+    tuning of docs/decisions/0103-settlement-parts-built-not-validated-again.md, held equal
+    to the validated part by tests/unit/settlement/test_domain.py."""
+    instance = model.__new__(model)
+    object.__setattr__(instance, "__dict__", fields)
+    object.__setattr__(instance, "__pydantic_fields_set__", set(fields))
+    object.__setattr__(instance, "__pydantic_extra__", None)
+    object.__setattr__(instance, "__pydantic_private__", None)
+    return instance
+
+
+def built_part(round_id: str, table_id: str, lines: Sequence[dict[str, Any]]) -> BetsSettled:
+    """A `BetsSettled` part of `lines` already valid (`decide`'s), built, not validated: each
+    line's dict is its model's (neither is changed once built)."""
+    return built(
+        BetsSettled,
+        {
+            "round_id": round_id,
+            "table_id": table_id,
+            "bets": [built(BetSettled, line) for line in lines],
+        },
+    )
 
 
 @dataclass(frozen=True)

@@ -30,10 +30,12 @@ class Settlement:
         clock: Callable[[], datetime] = _utc_now,
         *,
         on_decided: Callable[[Settle], None] | None = None,
+        check_every_line: bool = False,
     ) -> None:
         """`on_decided` hears of each settlement decided with events left to append (the
-        `Settler`'s `take`), once they are in the consumer's transaction."""
-        settling = Settling(store, clock, on_decided=on_decided)
+        `Settler`'s `take`), once they are in the consumer's transaction;
+        `check_every_line`: see `Settle`."""
+        settling = Settling(store, clock, on_decided=on_decided, check_every_line=check_every_line)
         receiving = Receiving(settling)
         resolving = Resolving(store, settling, clock)
         self.round_opened = receiving.round_opened

@@ -177,23 +177,29 @@ class Receiving:
         """A run of slips, their bets in order, with a few statements for all: while a
         round's book is open (every bet during betting) a bet only has to be recorded, since
         no settlement can be ready before the book is sealed. The rest (a bet held already,
-        or one for a round with a book or settled) goes through `_bet_placed` one by one."""
-        placed = [(line, one.envelope) for one in received for line in one.event.each()]
+        or one for a round with a book or settled) goes through `_bet_placed` one by one.
+        The slips are recorded as they came, validated: no bet of theirs is built whole
+        (`PlacedLine`) unless it goes the long way."""
         projection = SettlementProjection(connection)
-        rounds = await projection.lock_rounds({e.round_id: e.table_id for e, _ in placed})
+        rounds = await projection.lock_rounds(
+            {one.event.round_id: one.event.table_id for one in received}
+        )
 
-        def book_open(bet: PlacedLine) -> bool:
-            round_ = rounds[bet.round_id]
+        def book_open(slip: BetsPlaced) -> bool:
+            round_ = rounds[slip.round_id]
             return round_.book is None and not round_.settled
 
-        new = await projection.add_bets(
-            [(_placed(bet), bet.slip_id) for bet, _ in placed if book_open(bet)]
-        )
-        for bet, envelope in placed:
-            if book_open(bet) and bet.bet_id in new:
-                new.discard(bet.bet_id)  # recorded; a later copy in this batch is not new
-            else:
-                await self._bet_placed(projection, bet, envelope)
+        new = await projection.add_slips([one.event for one in received if book_open(one.event)])
+        for one in received:
+            slip, open_ = one.event, book_open(one.event)
+            lines: list[PlacedLine] | None = None
+            for index, bet in enumerate(slip.bets):
+                if open_ and bet.bet_id in new:
+                    new.discard(bet.bet_id)  # recorded; a later copy in this batch is not new
+                    continue
+                if lines is None:
+                    lines = slip.each()
+                await self._bet_placed(projection, lines[index], one.envelope)
 
     async def _bet_placed(
         self, projection: SettlementProjection, placed: PlacedLine, cause: EventEnvelope

@@ -54,8 +54,11 @@ class Settler:
         *,
         stalled_seconds: float = STALLED_SECONDS,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        check_every_line: bool = False,
     ) -> None:
+        """`check_every_line`: see `Settle`."""
         self._pool = pool
+        self._check_every_line = check_every_line
         self._store = store
         self._stalled_seconds = stalled_seconds
         self._clock = clock
@@ -176,7 +179,10 @@ class Settler:
         if plan is None or plan.round.settled_at != round_.decided_at:
             assert round_.decided_at is not None
             decision = decide(
-                round_.facts(), await projection.bets_of_round(round_id), round_.decided_at
+                round_.facts(),
+                await projection.bets_of_round(round_id),
+                round_.decided_at,
+                check_every_line=self._check_every_line,
             )
             if not isinstance(decision, Settle):
                 # its facts are those it was decided on: only a changed database gets here

@@ -42,10 +42,13 @@ class Settling:
         clock: Callable[[], datetime] = _utc_now,
         *,
         on_decided: Callable[[Settle], None] | None = None,
+        check_every_line: bool = False,
     ) -> None:
         """`on_decided` hears of each settlement decided with events left to append (the
-        `Settler`'s `take`), once they are in the consumer's transaction."""
+        `Settler`'s `take`), once they are in the consumer's transaction;
+        `check_every_line`: see `Settle`."""
         self._store = store
+        self._check_every_line = check_every_line
         self._clock = clock
         self._on_decided = on_decided
         self._books: dict[str, _BookRead] = {}  # round id -> its bets as last read
@@ -90,7 +93,13 @@ class Settling:
                 log.error("round %s held: conflicting inputs %s", round_id, ", ".join(conflicts))
                 return None
         book = await self._book_read(projection, round_id, count)
-        decision = decide(facts or round_.facts(), book.bets, self._clock(), book.digest)
+        decision = decide(
+            facts or round_.facts(),
+            book.bets,
+            self._clock(),
+            book.digest,
+            check_every_line=self._check_every_line,
+        )
         if not isinstance(decision, Waiting):
             self._forget(round_id)
         return decision

@@ -10,14 +10,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 from uuid import UUID
 
 import asyncpg
 
-from teenpatti.events.catalog import BetSettled, RoundClosed, RoundReversed, RoundSettled
+from teenpatti.events.catalog import (
+    BetSettled,
+    BetsPlaced,
+    RoundClosed,
+    RoundReversed,
+    RoundSettled,
+)
 from teenpatti.kernel.problems import HeldProblem
 
 from ..domain import PlacedBet, RoundFacts, SealedBook
@@ -121,6 +127,10 @@ def _round(row: asyncpg.Record) -> RoundRow:
         void_reason=row["void_reason"],
         reversed_at=row["reversed_at"],
     )
+
+
+# the columns of PlacedBet's fields, in its order: a row is its arguments
+_PLACED_BET_COLUMNS = ", ".join(field.name for field in fields(PlacedBet))
 
 
 def _placed_bet(row: asyncpg.Record) -> PlacedBet:
@@ -256,6 +266,47 @@ class SettlementProjection:
         )
         return {row[0] for row in rows}
 
+    async def add_slips(self, slips: Sequence[BetsPlaced]) -> set[UUID]:
+        """Insert the bets of these slips in one statement, in their order; the ids of those
+        that were new (the others are held already under their id). A slip's fields go once,
+        not once per bet."""
+        bet_ids: list[UUID] = []
+        bet_types: list[str] = []
+        stakes: list[int] = []
+        of_slip: list[int] = []
+        for number, slip in enumerate(slips, start=1):
+            for bet in slip.bets:
+                bet_ids.append(bet.bet_id)
+                bet_types.append(bet.bet_type)
+                stakes.append(bet.stake)
+                of_slip.append(number)
+        rows = await self._connection.fetch(
+            "INSERT INTO bets (bet_id, round_id, table_id, slip_id, operator_id, player_id,"
+            " bet_type, stake, currency, placed_at)"
+            " SELECT b.bet_id, s.round_id, s.table_id, s.slip_id, s.operator_id, s.player_id,"
+            " b.bet_type, b.stake, s.currency, s.placed_at"
+            " FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::int[])"
+            "   WITH ORDINALITY AS b(bet_id, bet_type, stake, slip, n)"
+            " JOIN unnest($5::uuid[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],"
+            "   $11::timestamptz[]) WITH ORDINALITY"
+            "   AS s(slip_id, round_id, table_id, operator_id, player_id, currency, placed_at, n)"
+            "   ON s.n = b.slip"
+            # in the slips' order: of two copies of a bet in one run, the first is recorded
+            " ORDER BY b.n ON CONFLICT (bet_id) DO NOTHING RETURNING bet_id",
+            bet_ids,
+            bet_types,
+            stakes,
+            of_slip,
+            [slip.slip_id for slip in slips],
+            [slip.round_id for slip in slips],
+            [slip.table_id for slip in slips],
+            [slip.operator_id for slip in slips],
+            [slip.player_id for slip in slips],
+            [slip.currency for slip in slips],
+            [slip.placed_at for slip in slips],
+        )
+        return {row[0] for row in rows}
+
     async def count_bets(self, round_id: str) -> int:
         count = await self._connection.fetchval(
             "SELECT count(*) FROM bets WHERE round_id = $1 AND NOT late", round_id
@@ -265,10 +316,11 @@ class SettlementProjection:
     async def bets_of_round(self, round_id: str) -> list[PlacedBet]:
         """The round's bets, those its book names (not the late ones)."""
         rows = await self._connection.fetch(
-            "SELECT * FROM bets WHERE round_id = $1 AND NOT late ORDER BY placed_at, bet_id",
+            f"SELECT {_PLACED_BET_COLUMNS} FROM bets WHERE round_id = $1 AND NOT late"
+            " ORDER BY placed_at, bet_id",
             round_id,
         )
-        return [_placed_bet(row) for row in rows]
+        return [PlacedBet(*row) for row in rows]
 
     async def transaction_id(self) -> int:
         """This transaction's id (it is given one if it has none yet)."""
@@ -383,18 +435,27 @@ class SettlementProjection:
         await self.mark_round_settled(summary, paytable_source)
 
     async def mark_bets(self, bets: Sequence[BetSettled], settled_at: datetime) -> None:
-        """Fill these bets' outcomes, from their settlement lines."""
+        """Fill these bets' outcomes, from their settlement lines: each bet's id and the
+        number of its kind of result, each kind once (a round's bets share a few)."""
+        kinds: dict[tuple[str, int, str, str | None], int] = {}
+        of_kind: list[int] = []
+        for bet in bets:
+            kind = (bet.outcome, bet.returned, bet.fraction_kept, bet.odds)
+            number = kinds.get(kind)
+            if number is None:
+                number = kinds[kind] = len(kinds) + 1
+            of_kind.append(number)
         await self._connection.execute(
-            "UPDATE bets SET outcome = s.outcome, returned = s.returned,"
-            " fraction_kept = s.fraction_kept, odds = s.odds, settled_at = $6"
-            " FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::text[])"
-            "   AS s(bet_id, outcome, returned, fraction_kept, odds)"
+            "UPDATE bets SET outcome = ($3::text[])[s.kind], returned = ($4::bigint[])[s.kind],"
+            " fraction_kept = ($5::text[])[s.kind], odds = ($6::text[])[s.kind], settled_at = $7"
+            " FROM unnest($1::uuid[], $2::int[]) AS s(bet_id, kind)"
             " WHERE bets.bet_id = s.bet_id",
-            [b.bet_id for b in bets],
-            [b.outcome for b in bets],
-            [b.returned for b in bets],
-            [b.fraction_kept for b in bets],
-            [b.odds for b in bets],
+            [bet.bet_id for bet in bets],
+            of_kind,
+            [kind[0] for kind in kinds],
+            [kind[1] for kind in kinds],
+            [kind[2] for kind in kinds],
+            [kind[3] for kind in kinds],
             settled_at,
         )
 
