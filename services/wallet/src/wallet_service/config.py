@@ -31,6 +31,13 @@ class WalletSettings(InfrastructureSettings):
         description="The most bets in one slip: a slip holds each bet type at most once, so at"
         " most six.",
     )
+    slip_in_one_statement: bool = Field(
+        default=True,
+        description="Place a transfer slip in one statement (`wallet_place_slip`: one round"
+        " trip, its own transaction) once the wallet knows its round's limits, the long way"
+        " (a transaction of several statements) only when a guard fails or the key was used;"
+        " `false`: always the long way (docs/decisions/0101-a-slip-in-one-round-trip.md).",
+    )
     settlement_poll_records: int = Field(
         default=5_000,
         ge=1,

@@ -8,13 +8,13 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 from uuid import UUID
 
 import asyncpg
 
-from teenpatti.eventsourcing import AsyncpgEventStore, CommitOrderError
+from teenpatti.eventsourcing import AsyncpgEventStore, CommitOrderError, append_error
 
 from ..domain.betting import BookSeal, LedgerEntry, RoundBetting, limits_from_mapping
 from ..domain.payment import HeldBet, HeldRound, PaidBet
@@ -410,6 +410,64 @@ async def record_slip(connection: asyncpg.Connection, slip: SlipRecord) -> int:
     if balance is None:  # the funds check saw an account: only a bug gets here
         raise asyncpg.CheckViolationError("debit of an account that does not exist")
     return int(balance)
+
+
+_PLACE_SLIP = (
+    "SELECT outcome, balance FROM wallet_place_slip($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,"
+    " $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27,"
+    " $28)"
+)
+
+
+async def place_slip(
+    executor: asyncpg.Pool | asyncpg.Connection,
+    slip: SlipRecord,
+    *,
+    request_hash: str,
+    maxima: Sequence[int],
+    grace: timedelta,
+    event: tuple[datetime, UUID, str, str, int, str, str | None],
+) -> int | None:
+    """The slip whole in one statement, its own transaction (`wallet_place_slip`): the guards
+    that need the database (the round open, each bet type's maximum over the player's slips,
+    the funds) under the round's and the player's locks, then every row and `event` (the
+    store's `event_append_arguments`). The new balance; None when a guard failed or the key
+    was claimed before: nothing written. `slip.answer` lacks its `balance`, which the
+    statement adds to the stored answer as `json.dumps` would."""
+    head = json.dumps(slip.answer, default=str)[:-1] + ', "balance": '
+    try:
+        row = await executor.fetchrow(
+            _PLACE_SLIP,
+            slip.operator_id,
+            slip.player_id,
+            player_stream(slip.operator_id, slip.player_id),
+            slip.currency,
+            slip.round_id,
+            slip.table_id,
+            slip.placed_at,
+            grace,
+            slip.idempotency_key,
+            request_hash,
+            head,
+            slip.slip_id,
+            [bet.bet_id for bet in slip.bets],
+            [bet.bet_type for bet in slip.bets],
+            [bet.stake for bet in slip.bets],
+            list(maxima),
+            [e.account for e in slip.ledger],
+            [e.player_id for e in slip.ledger],
+            [e.amount for e in slip.ledger],
+            [e.kind for e in slip.ledger],
+            [e.reference for e in slip.ledger],
+            *event,
+        )
+    except asyncpg.PostgresError as error:
+        refused = append_error(error)
+        if refused is None:
+            raise
+        raise refused from error
+    assert row is not None
+    return None if row["outcome"] != "taken" else int(row["balance"])
 
 
 async def player_round_stakes(
