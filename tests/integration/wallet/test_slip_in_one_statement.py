@@ -1,9 +1,12 @@
-"""A transfer slip in one statement (`wallet_place_slip`): what it writes when every guard
-holds, nothing when one fails, and the same rows and event chain as the long way."""
+"""Transfer slips in one statement (`wallet_place_slips`): what a slip writes when every
+guard holds, nothing when one fails, several slips each whole or not at all in one commit,
+and one event chain with the long way's."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from uuid import UUID, uuid4
 
@@ -15,6 +18,7 @@ from teenpatti.eventsourcing import AsyncpgEventStore
 from wallet_service.adapters import postgres as db
 from wallet_service.config import WalletSettings
 from wallet_service.domain.betting import LedgerEntry
+from wallet_service.slip_batches import SlipBatches
 
 from .helpers import balances, database, deposit, open_round, place, wallet
 
@@ -51,9 +55,7 @@ def _slip(key: str, bets: list[tuple[str, int]], *, round_id: str = ROUND) -> db
     )
 
 
-async def _place(
-    connection: asyncpg.Connection, store: AsyncpgEventStore, slip: db.SlipRecord
-) -> int | None:
+def _to_place(store: AsyncpgEventStore, slip: db.SlipRecord) -> db.SlipToPlace:
     event = BetsPlaced(
         slip_id=slip.slip_id,
         round_id=slip.round_id,
@@ -64,13 +66,19 @@ async def _place(
         placed_at=slip.placed_at,
         bets=[{"bet_id": b.bet_id, "bet_type": b.bet_type, "stake": b.stake} for b in slip.bets],
     )
-    return await db.place_slip(
-        connection,
+    return db.SlipToPlace(
         slip,
         request_hash=f"hash-{slip.idempotency_key}",
         maxima=[10_000] * len(slip.bets),  # open_round's limits
-        grace=timedelta(0),
         event=store.event_append_arguments(event),
+    )
+
+
+async def _place(
+    connection: asyncpg.Connection, store: AsyncpgEventStore, *slips: db.SlipRecord
+) -> list[int | None]:
+    return await db.place_slips(
+        connection, [_to_place(store, slip) for slip in slips], timedelta(0)
     )
 
 
@@ -94,7 +102,7 @@ async def test_a_slip_in_one_statement_writes_it_whole_or_nothing(
         async with database(wallet_settings) as connection:
             store = AsyncpgEventStore(connection, "wallet")  # only for its arguments
             taken = _slip("k1", [("player_a", 1_000), ("tie", 200)])
-            assert await _place(connection, store, taken) == 3_800
+            assert await _place(connection, store, taken) == [3_800]
 
             stored = await connection.fetchrow(
                 "SELECT request_hash, status_code, response::text FROM wallet_idempotency"
@@ -140,9 +148,19 @@ async def test_a_slip_in_one_statement_writes_it_whole_or_nothing(
                 _slip("k5", [("tie", 100)], round_id="T1-999999"),  # a round not known
             ]
             for slip in refused:
-                assert await _place(connection, store, slip) is None, slip.idempotency_key
+                assert await _place(connection, store, slip) == [None], slip.idempotency_key
             assert await written() == before
-            assert await balances(client, "p1") == {"INR": 3_800}
+            # in one statement and one commit: each slip whole or not at all, in order; the
+            # second sees the first's stakes and balance
+            in_one = [
+                _slip("b1", [("player_b", 3_000)]),
+                _slip("b2", [("player_b", 7_001)]),  # over player_b's maximum with b1
+                _slip("b3", [("pair_plus_a", 900)]),  # more than the 800 left after b1
+                _slip("b4", [("pair_plus_a", 800)]),
+            ]
+            assert await _place(connection, store, *in_one) == [800, None, None, 0]
+            assert await written() == (before[0] + 2, before[1] + 2, before[2] + 2)
+            assert await balances(client, "p1") == {"INR": 0}
 
         # the same player through the API: the long way's and this way's events in one chain
         await deposit(client, "p1", 10_000)
@@ -154,7 +172,7 @@ async def test_a_slip_in_one_statement_writes_it_whole_or_nothing(
         # the round is known to this wallet now: this one goes in one statement
         quick = await place(client, "p1", ROUND, [("tie", 100)], key="k6")
         assert quick.status_code == 201, quick.text
-        assert quick.json()["balance"] == 3_800 - 9_000 + 10_000 - 100
+        assert quick.json()["balance"] == 10_000 - 9_000 - 100
         assert (await place(client, "p1", ROUND, [("tie", 100)], key="k6")).json() == quick.json()
         over = await place(client, "p1", ROUND, [("player_a", 100)])
         assert over.status_code == 422
@@ -167,12 +185,45 @@ async def test_a_slip_in_one_statement_writes_it_whole_or_nothing(
             )
         findings, chained = verify_stream(rows, head)
         assert findings == []
-        assert [row.event_type for row in rows].count("BetsPlaced") == 3
+        assert [row.event_type for row in rows].count("BetsPlaced") == 5
         assert chained == len(rows) == head
         placed = [json.loads(row.payload_text) for row in rows if row.event_type == "BetsPlaced"]
         assert [p["slip_id"] for p in placed] == [
             str(taken.slip_id),
+            str(in_one[0].slip_id),
+            str(in_one[3].slip_id),
             again.json()["slip_id"],
             quick.json()["slip_id"],
         ]
-        assert UUID(placed[1]["bets"][0]["bet_id"]) == UUID(again.json()["bets"][0]["bet_id"])
+        assert UUID(placed[3]["bets"][0]["bet_id"]) == UUID(again.json()["bets"][0]["bet_id"])
+
+
+async def test_a_slip_that_fails_a_batch_fails_alone(wallet_settings: WalletSettings) -> None:
+    async with wallet(wallet_settings) as client:
+        await open_round(wallet_settings, client, ROUND)
+        await deposit(client, "p1", 5_000)
+        pool = await asyncpg.create_pool(
+            wallet_settings.postgres_dsn(wallet_settings.wallet_database), min_size=1, max_size=2
+        )
+        try:
+            store = AsyncpgEventStore(pool, "wallet")
+            batches = SlipBatches(pool, grace=timedelta(0), batch_size=8, in_flight=1)
+            first = _slip("f1", [("player_a", 1_000)])
+            # the first's bet id again: its insert fails, in the batch and alone
+            clash = _slip("f2", [("player_b", 1_000)])
+            clash = replace(clash, bets=[replace(clash.bets[0], bet_id=first.bets[0].bet_id)])
+            last = _slip("f3", [("tie", 1_000)])
+            # placed together: the three wait for the one batch slot, in this order
+            outcomes = await asyncio.gather(
+                *(batches.place(_to_place(store, slip)) for slip in (first, clash, last)),
+                return_exceptions=True,
+            )
+        finally:
+            await pool.close()
+        assert outcomes[0] == 4_000
+        assert isinstance(outcomes[1], asyncpg.UniqueViolationError)
+        assert outcomes[2] == 3_000
+        assert await balances(client, "p1") == {"INR": 3_000}
+        async with database(wallet_settings) as connection:
+            keys = await connection.fetch("SELECT key FROM wallet_idempotency ORDER BY key")
+        assert [row[0] for row in keys] == ["f1", "f3"]

@@ -4,7 +4,8 @@ operator's wallet as one `bet` (seamless); its answer or refusal stored under th
 
 A transfer slip is one transaction: the stakes debited with the slip, its `BetsPlaced` and
 its answer. Once the wallet knows the round's limits it is one statement too
-(`wallet_place_slip`, one round trip): the checks that need no database here, those that do
+(`wallet_place_slip`, one round trip, and with the slips that arrive meanwhile one commit:
+`slip_batches.py`): the checks that need no database here, those that do
 under the round's and the player's locks in Postgres; a slip that fails one of them, or whose
 key was used, is placed the long way, which refuses it with its code and text
 (docs/decisions/0101-a-slip-in-one-round-trip.md).
@@ -51,6 +52,7 @@ from .domain.betting import (
 from .domain.seamless import SlipPendingError, TokenExpiredError, judge_bet
 from .errors import refusal_from, status_of, stored_refusal
 from .operators import OperatorWallets
+from .slip_batches import SlipBatches
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +110,12 @@ class Slips:
         self._max_bets = settings.max_bets_per_slip
         self._clock = clock
         self._in_one_statement = settings.slip_in_one_statement
+        self._batches = SlipBatches(
+            pool,
+            grace=self._grace,
+            batch_size=settings.slip_batch_size,
+            in_flight=settings.slip_batches_in_flight,
+        )
         # rounds read the long way, for their table and limits, which never change
         self._rounds: dict[str, RoundBetting] = {}
 
@@ -261,31 +269,32 @@ class Slips:
         bets = [db.NewBet(uuid4(), line.bet_type, line.stake) for line in slip.lines]
         answer = _answer(slip_id, slip, round_, placed_at, bets)
         event = _bets_placed(operator_id, slip_id, answer, seamless=False)
-        balance = await db.place_slip(
-            self._pool,
-            db.SlipRecord(
-                slip_id=slip_id,
-                operator_id=operator_id,
-                player_id=slip.player_id,
-                round_id=round_.round_id,
-                table_id=round_.table_id,
-                currency=slip.currency,
-                placed_at=placed_at,
-                bets=bets,
-                ledger=_stake_entries(
-                    operator_id,
-                    slip.player_id,
-                    slip.currency,
-                    slip_id,
-                    sum(line.stake for line in slip.lines),
-                ),
-                idempotency_key=idempotency_key,
-                answer=answer,
+        record = db.SlipRecord(
+            slip_id=slip_id,
+            operator_id=operator_id,
+            player_id=slip.player_id,
+            round_id=round_.round_id,
+            table_id=round_.table_id,
+            currency=slip.currency,
+            placed_at=placed_at,
+            bets=bets,
+            ledger=_stake_entries(
+                operator_id,
+                slip.player_id,
+                slip.currency,
+                slip_id,
+                sum(line.stake for line in slip.lines),
             ),
-            request_hash=slip.fingerprint(),
-            maxima=[limits[line.bet_type].max for line in slip.lines],
-            grace=self._grace,
-            event=self._store.event_append_arguments(event),
+            idempotency_key=idempotency_key,
+            answer=answer,
+        )
+        balance = await self._batches.place(
+            db.SlipToPlace(
+                record,
+                request_hash=slip.fingerprint(),
+                maxima=[limits[line.bet_type].max for line in slip.lines],
+                event=self._store.event_append_arguments(event),
+            )
         )
         if balance is None:
             return None

@@ -62,7 +62,8 @@ BEGIN
                              bet_type, stake, currency, placed_at)
     SELECT b.bet_id, p_slip, p_operator, p_player, p_round, p_table, b.bet_type, b.stake,
            p_currency, p_placed_at
-      FROM unnest(p_bet_ids, p_bet_types, p_stakes) WITH ORDINALITY AS b(bet_id, bet_type, stake, n)
+      FROM unnest(p_bet_ids, p_bet_types, p_stakes) WITH ORDINALITY
+           AS b(bet_id, bet_type, stake, n)
      ORDER BY b.n;
     INSERT INTO wallet_ledger (account, operator_id, player_id, currency, amount, kind,
                                reference)
@@ -78,4 +79,43 @@ BEGIN
                          p_producer, p_event_type, p_schema_version, p_payload,
                          p_trace_context);
     outcome := 'taken';
+END $$;
+-- Several slips in one statement, one transaction, one commit (slip_batches.py): each placed
+-- by `wallet_place_slip` in order, its answer a row in the same order. The slips come as
+-- arrays of one element a slip; their bets and ledger entries one after another, each slip's
+-- count in `p_bet_counts` and `p_ledger_counts`. A slip a guard refused wrote nothing, so the
+-- others stand; an error fails them all, and the wallet then places each alone.
+CREATE FUNCTION wallet_place_slips(
+    p_operator text[], p_player text[], p_stream text[], p_currency text[], p_round text[],
+    p_table text[], p_placed_at timestamptz[], p_grace interval,
+    p_key text[], p_request_hash text[], p_answer_head text[],
+    p_slip uuid[], p_bet_counts integer[], p_bet_ids uuid[], p_bet_types text[],
+    p_stakes bigint[], p_maxima bigint[], p_ledger_counts integer[],
+    p_ledger_accounts text[], p_ledger_players text[], p_ledger_amounts bigint[],
+    p_ledger_kinds text[], p_ledger_references text[],
+    p_occurred_at timestamptz[], p_correlation_id uuid[], p_producer text[],
+    p_event_type text[], p_schema_version integer[], p_payload json[], p_trace_context text[]
+) RETURNS TABLE (outcome text, balance bigint) LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+    b integer := 1;  -- the slip's first bet in the bet arrays
+    l integer := 1;  -- its first ledger entry
+    b_end integer;
+    l_end integer;
+BEGIN
+    FOR i IN 1 .. coalesce(array_length(p_slip, 1), 0) LOOP
+        b_end := b + p_bet_counts[i] - 1;
+        l_end := l + p_ledger_counts[i] - 1;
+        SELECT placed.outcome, placed.balance INTO outcome, balance
+          FROM wallet_place_slip(
+              p_operator[i], p_player[i], p_stream[i], p_currency[i], p_round[i], p_table[i],
+              p_placed_at[i], p_grace, p_key[i], p_request_hash[i], p_answer_head[i],
+              p_slip[i], p_bet_ids[b:b_end], p_bet_types[b:b_end], p_stakes[b:b_end],
+              p_maxima[b:b_end], p_ledger_accounts[l:l_end], p_ledger_players[l:l_end],
+              p_ledger_amounts[l:l_end], p_ledger_kinds[l:l_end], p_ledger_references[l:l_end],
+              p_occurred_at[i], p_correlation_id[i], p_producer[i], p_event_type[i],
+              p_schema_version[i], p_payload[i], p_trace_context[i]) AS placed;
+        RETURN NEXT;
+        b := b_end + 1;
+        l := l_end + 1;
+    END LOOP;
 END $$;
