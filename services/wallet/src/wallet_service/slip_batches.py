@@ -51,7 +51,8 @@ class SlipBatches:
 
     async def _flush(self) -> None:
         while self._waiting:
-            batch = self._waiting[: self._batch_size]
+            # each batch locks its players in one order: two batches never wait on each other
+            batch = sorted(self._waiting[: self._batch_size], key=_player)
             del self._waiting[: self._batch_size]
             try:
                 await self._place(batch)
@@ -81,3 +82,8 @@ class SlipBatches:
         for (_, future), balance in zip(batch, balances, strict=True):
             if not future.done():  # its request gone: the slip stands, its key replays it
                 future.set_result(balance)
+
+
+def _player(waiting: _Waiting) -> tuple[str, str]:
+    record = waiting[0].record
+    return (record.operator_id, record.player_id)
