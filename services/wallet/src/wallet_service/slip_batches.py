@@ -36,6 +36,7 @@ class SlipBatches:
         self._batch_size = batch_size
         self._in_flight = in_flight
         self._waiting: list[_Waiting] = []
+        self._flushing = 0  # counted down as a flusher finds nothing waiting, in that step
         self._flushers: set[asyncio.Task[None]] = set()
 
     async def place(self, slip: db.SlipToPlace) -> int | None:
@@ -43,29 +44,33 @@ class SlipBatches:
         it or its key was used: nothing of it written (`db.place_slips`)."""
         future: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
         self._waiting.append((slip, future))
-        if len(self._flushers) < self._in_flight:
+        if self._flushing < self._in_flight:
+            self._flushing += 1
             flusher = asyncio.create_task(self._flush())
             self._flushers.add(flusher)  # held until done: the loop keeps only weak references
             flusher.add_done_callback(self._flushers.discard)
         return await future
 
     async def _flush(self) -> None:
-        while self._waiting:
-            # each batch locks its players in one order: two batches never wait on each other
-            batch = sorted(self._waiting[: self._batch_size], key=_player)
-            del self._waiting[: self._batch_size]
-            try:
-                await self._place(batch)
-            except BaseException as error:  # cancelled at shutdown: no slip waits forever
-                waiting, self._waiting = batch + self._waiting, []
-                for _, future in waiting:
-                    if future.done():
-                        continue
-                    if isinstance(error, asyncio.CancelledError):
-                        future.cancel()
-                    else:
-                        future.set_exception(error)
-                raise
+        try:
+            while self._waiting:
+                # each batch locks its players in one order: batches cannot deadlock on them
+                batch = sorted(self._waiting[: self._batch_size], key=_player)
+                del self._waiting[: self._batch_size]
+                try:
+                    await self._place(batch)
+                except BaseException as error:  # cancelled at shutdown: no slip waits forever
+                    waiting, self._waiting = batch + self._waiting, []
+                    for _, future in waiting:
+                        if future.done():
+                            continue
+                        if isinstance(error, asyncio.CancelledError):
+                            future.cancel()
+                        else:
+                            future.set_exception(error)
+                    raise
+        finally:
+            self._flushing -= 1
 
     async def _place(self, batch: list[_Waiting]) -> None:
         try:
