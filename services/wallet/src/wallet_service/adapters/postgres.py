@@ -435,11 +435,12 @@ _PLACE_SLIPS = (
 async def place_slips(
     executor: asyncpg.Pool | asyncpg.Connection, slips: Sequence[SlipToPlace], grace: timedelta
 ) -> list[int | None]:
-    """The slips in one statement, its own transaction (`wallet_place_slips`): for each, the
-    guards that need the database (the round open, each bet type's maximum over the
-    player's slips, the funds) under the round's and the player's locks, then its rows and
-    its event. Each slip's new balance, in their order; None where a guard failed or the key
-    was claimed before: nothing of that slip written. An error leaves none of them written."""
+    """The slips in one statement, on the pool its own transaction (`wallet_place_slips`):
+    for each, the guards that need the database (the round open, each bet type's maximum
+    over the player's slips, the funds) under the round's and the player's locks, then its
+    rows and its event. Each slip's new balance, in their order; None where a guard failed or
+    the key was claimed before: nothing of that slip written. An error leaves none of them
+    written."""
     records = [slip.record for slip in slips]
     bets = [bet for record in records for bet in record.bets]
     ledger = [entry for record in records for entry in record.ledger]
