@@ -560,12 +560,13 @@ async def measure(
         )
     bound = (
         "the two cores, shared by Postgres, the wallet's one process (uvicorn with httptools"
-        " and uvloop, FastAPI, pydantic, 7 SQL round trips per slip) and the rest; a slip"
-        " writes its key, its bets, two ledger rows (the"
-        " slip's stakes), the balance, one BetsPlaced event and the stream version (7 rows"
-        " for one bet, 12 for six), with a durable commit. The cost is mostly per slip"
-        " (request, round trips, commit), so a six-bet slip carries several times the bets"
-        " per second. CPU per slip during the fixed loads (from /proc): "
+        " and uvloop, FastAPI, pydantic; a slip one SQL statement, slips that arrive together"
+        " one statement and one durable commit) and the rest; a slip writes its key with its"
+        " answer, its bets, two ledger rows (the slip's stakes), the balance, one BetsPlaced"
+        " event and the stream version (7 rows for one bet, 12 for six). The cost is mostly"
+        " per slip (request, statement, a share of a commit), so a six-bet slip carries"
+        " several times the bets per second. CPU per slip during the fixed loads (from"
+        " /proc): "
         + "; ".join(
             f"{shape.name} at {shape.offered_rate:.0f} slips/s: "
             + ", ".join(

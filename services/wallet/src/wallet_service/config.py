@@ -31,6 +31,28 @@ class WalletSettings(InfrastructureSettings):
         description="The most bets in one slip: a slip holds each bet type at most once, so at"
         " most six.",
     )
+    slip_in_one_statement: bool = Field(
+        default=True,
+        description="Place a transfer slip in one statement (`wallet_place_slips`: one round"
+        " trip, its own transaction) once the wallet knows its round's limits, the long way"
+        " (a transaction of several statements) only when a guard fails or the key was used;"
+        " `false`: always the long way (docs/decisions/0101-a-slip-in-one-round-trip.md).",
+    )
+    slip_batch_size: int = Field(
+        default=16,
+        ge=1,
+        le=200,
+        description="The most transfer slips placed in one statement and one commit (group"
+        " commit): slips that arrive while every batch in flight is busy wait for the next;"
+        " each is answered once its own batch committed. `1`: each slip alone.",
+    )
+    slip_batches_in_flight: int = Field(
+        default=4,
+        ge=1,
+        le=64,
+        description="How many batches of transfer slips (`TP_SLIP_BATCH_SIZE`) are placed at"
+        " once, each on a connection of the pool; a slip that finds one free goes at once.",
+    )
     settlement_poll_records: int = Field(
         default=5_000,
         ge=1,

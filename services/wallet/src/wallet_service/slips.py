@@ -3,11 +3,17 @@ limits and the player's exposure made once, then written whole (transfer) or sen
 operator's wallet as one `bet` (seamless); its answer or refusal stored under the key.
 
 A transfer slip is one transaction: the stakes debited with the slip, its `BetsPlaced` and
-its answer. A seamless slip is two short transactions around its bet call, never one held
-across it (docs/decisions/0066-seamless-slips-and-owed-calls.md): the first claims the key
-and records the bet as pending, after every check but funds (the operator's); the second
-records the answer, and takes the slip only on `RS_OK` while its round is still open for
-betting."""
+its answer. Once the wallet knows the round's limits it is one statement too
+(`wallet_place_slip`, one round trip, and with the slips that arrive meanwhile one commit:
+`slip_batches.py`): the checks that need no database here, those that do
+under the round's and the player's locks in Postgres; a slip that fails one of them, or whose
+key was used, is placed the long way, which refuses it with its code and text
+(docs/decisions/0101-a-slip-in-one-round-trip.md).
+
+A seamless slip is two short transactions around its bet call, never one held across it
+(docs/decisions/0066-seamless-slips-and-owed-calls.md): the first claims the key and records
+the bet as pending, after every check but funds (the operator's); the second records the
+answer, and takes the slip only on `RS_OK` while its round is still open for betting."""
 
 from __future__ import annotations
 
@@ -39,14 +45,19 @@ from .domain.betting import (
     check_exposure,
     check_funds,
     check_slip_shape,
+    check_stakes,
     fingerprint,
     validate_slip,
 )
 from .domain.seamless import SlipPendingError, TokenExpiredError, judge_bet
 from .errors import refusal_from, status_of, stored_refusal
 from .operators import OperatorWallets
+from .slip_batches import SlipBatches
 
 log = logging.getLogger(__name__)
+
+# how many rounds' limits a wallet keeps for slips placed in one statement
+_ROUNDS_REMEMBERED = 10_000
 
 Clock = Callable[[], datetime]
 
@@ -98,6 +109,15 @@ class Slips:
         self._grace = timedelta(milliseconds=settings.betting_grace_ms)
         self._max_bets = settings.max_bets_per_slip
         self._clock = clock
+        self._in_one_statement = settings.slip_in_one_statement
+        self._batches = SlipBatches(
+            pool,
+            grace=self._grace,
+            batch_size=settings.slip_batch_size,
+            in_flight=settings.slip_batches_in_flight,
+        )
+        # rounds read the long way, for their table and limits, which never change
+        self._rounds: dict[str, RoundBetting] = {}
 
     async def place(self, operator_id: str, idempotency_key: str, slip: Slip) -> dict[str, Any]:
         """The whole slip or nothing. The answer (acceptance or refusal) is stored under the
@@ -160,6 +180,7 @@ class Slips:
         round_ = await db.round_for_betting(connection, slip.round_id)
         if round_ is None:
             raise UnknownRoundError(f"round {slip.round_id} is not known")
+        self._remember(round_)
         placed_at = self._clock()  # read after the round lock: the seal cannot be in between
         total = validate_slip(
             round_,
@@ -199,29 +220,24 @@ class Slips:
         await self._store.append(
             db.player_stream(operator_id, answer["player_id"]),
             version,
-            [
-                BetsPlaced.model_validate(
-                    {
-                        "slip_id": slip_id,
-                        "round_id": answer["round_id"],
-                        "table_id": answer["table_id"],
-                        "operator_id": operator_id,
-                        "player_id": answer["player_id"],
-                        "currency": answer["currency"],
-                        "placed_at": answer["placed_at"],
-                        **({"wallet": "seamless"} if seamless else {}),
-                        "bets": answer["bets"],
-                    }
-                )
-            ],
+            [_bets_placed(operator_id, slip_id, answer, seamless=seamless)],
             table_id=answer["table_id"],
             connection=connection,
         )
+
+    def _remember(self, round_: RoundBetting) -> None:
+        if len(self._rounds) >= _ROUNDS_REMEMBERED:
+            self._rounds.clear()  # rounds end within minutes: the live ones come back at once
+        self._rounds[round_.round_id] = round_
 
     # ----------------------------------------------------------------------- transfer
     async def _place_transfer(
         self, operator_id: str, idempotency_key: str, slip: Slip
     ) -> dict[str, Any]:
+        if self._in_one_statement:
+            taken = await self._place_in_one_statement(operator_id, idempotency_key, slip)
+            if taken is not None:
+                return taken
         async with self._pool.acquire() as connection, connection.transaction():
             opened = await self._open(
                 connection, operator_id, idempotency_key, slip, seamless=False
@@ -231,6 +247,59 @@ class Slips:
         if isinstance(opened, WalletError):
             raise opened  # its refusal committed under the key
         return opened
+
+    async def _place_in_one_statement(
+        self, operator_id: str, idempotency_key: str, slip: Slip
+    ) -> dict[str, Any] | None:
+        """The slip taken in one statement, or None: its round not known here yet, a check
+        failed or its key used before, nothing written; the long way then answers."""
+        round_ = self._rounds.get(slip.round_id)
+        if round_ is None:
+            return None
+        try:
+            check_slip_shape(slip.lines, max_bets=self._max_bets)
+            check_stakes(round_, slip.currency, slip.lines)
+        except WalletError:
+            return None
+        limits = round_.limits[slip.currency]
+        # before the round's lock, unlike the long way: a seal or a pause is still seen
+        # under it, and the seal's clock is read once every slip holding the lock committed
+        placed_at = self._clock()
+        slip_id = uuid4()
+        bets = [db.NewBet(uuid4(), line.bet_type, line.stake) for line in slip.lines]
+        answer = _answer(slip_id, slip, round_, placed_at, bets)
+        event = _bets_placed(operator_id, slip_id, answer, seamless=False)
+        record = db.SlipRecord(
+            slip_id=slip_id,
+            operator_id=operator_id,
+            player_id=slip.player_id,
+            round_id=round_.round_id,
+            table_id=round_.table_id,
+            currency=slip.currency,
+            placed_at=placed_at,
+            bets=bets,
+            ledger=_stake_entries(
+                operator_id,
+                slip.player_id,
+                slip.currency,
+                slip_id,
+                sum(line.stake for line in slip.lines),
+            ),
+            idempotency_key=idempotency_key,
+            answer=answer,
+        )
+        balance = await self._batches.place(
+            db.SlipToPlace(
+                record,
+                request_hash=slip.fingerprint(),
+                maxima=[limits[line.bet_type].max for line in slip.lines],
+                event=self._store.event_append_arguments(event),
+            )
+        )
+        if balance is None:
+            return None
+        answer["balance"] = balance
+        return answer
 
     async def _debit(
         self,
@@ -244,7 +313,7 @@ class Slips:
         by the same statement that debits it)."""
         slip_id = uuid4()
         bets = [db.NewBet(uuid4(), line.bet_type, line.stake) for line in slip.lines]
-        answer = _answer(slip_id, slip, checked, [(b.bet_id, b.bet_type, b.stake) for b in bets])
+        answer = _answer(slip_id, slip, checked.round, checked.placed_at, bets)
         # the balance cannot move under the lock
         answer["balance"] = checked.account.balance - checked.total
         balance_after = await db.record_slip(
@@ -393,6 +462,24 @@ class Slips:
         return answer
 
 
+def _bets_placed(
+    operator_id: str, slip_id: UUID, answer: dict[str, Any], *, seamless: bool
+) -> BetsPlaced:
+    return BetsPlaced.model_validate(
+        {
+            "slip_id": slip_id,
+            "round_id": answer["round_id"],
+            "table_id": answer["table_id"],
+            "operator_id": operator_id,
+            "player_id": answer["player_id"],
+            "currency": answer["currency"],
+            "placed_at": answer["placed_at"],
+            **({"wallet": "seamless"} if seamless else {}),
+            "bets": answer["bets"],
+        }
+    )
+
+
 def _stored(status_code: int, response: dict[str, Any]) -> dict[str, Any]:
     """The answer stored under a slip's key: the slip, or its refusal raised again."""
     if status_code < 400:
@@ -401,18 +488,18 @@ def _stored(status_code: int, response: dict[str, Any]) -> dict[str, Any]:
 
 
 def _answer(
-    slip_id: UUID, slip: Slip, checked: CheckedSlip, bets: list[tuple[UUID, str, int]]
+    slip_id: UUID, slip: Slip, round_: RoundBetting, placed_at: datetime, bets: list[db.NewBet]
 ) -> dict[str, Any]:
     return {
         "slip_id": str(slip_id),
-        "round_id": checked.round.round_id,
-        "table_id": checked.round.table_id,
+        "round_id": round_.round_id,
+        "table_id": round_.table_id,
         "player_id": slip.player_id,
         "currency": slip.currency,
-        "placed_at": checked.placed_at.isoformat(),
+        "placed_at": placed_at.isoformat(),
         "bets": [
-            {"bet_id": str(bet_id), "bet_type": bet_type, "stake": stake}
-            for bet_id, bet_type, stake in bets
+            {"bet_id": str(bet.bet_id), "bet_type": bet.bet_type, "stake": bet.stake}
+            for bet in bets
         ],
     }
 

@@ -18,6 +18,7 @@ from teenpatti.eventsourcing.store import (
     ReplayedEvent,
     StoredEvent,
     StreamAppend,
+    append_error,
 )
 from teenpatti.eventsourcing.topics import TopicConfigurationError, ensure_topics, partition_for
 
@@ -38,6 +39,7 @@ __all__ = [
     "StoredEvent",
     "StreamAppend",
     "TopicConfigurationError",
+    "append_error",
     "ensure_topics",
     "kafka_producer",
     "partition_for",

@@ -28,8 +28,9 @@ is not part of the canonical bytes (docs/decisions/0047-trace-context-with-the-e
 Encapsulation. Only this module (and the store's migrations) names the store's tables.
 Services use its methods, which all join the caller's transaction when given `connection`:
 append, lock a stream, read a stream's version, read a stream (or several) from a version;
-and, in their own SQL functions, `event_stream_version(stream)` and
-`event_stream_lock(stream)`.
+and, in their own SQL functions, `event_stream_version(stream)`, `event_stream_lock(stream)`
+and `event_append(...)` (one event, its arguments from `event_append_arguments`, its
+refusals mapped back by `append_error`).
 """
 
 from __future__ import annotations
@@ -223,6 +224,22 @@ class CommitOrderError(ConcurrencyError):
     """The stream's last event was written by a transaction newer than the appending one
     (which took its id before it waited its turn): the same append succeeds in a new
     transaction. Rare; callers that hold the stream's lock may simply run theirs again."""
+
+
+# The SQLSTATEs `event_append` (the store's SQL function) refuses an append with
+_NOT_AT_EXPECTED_VERSION = "TPS01"
+_NEWER_WRITER = "TPS02"
+
+
+def append_error(error: asyncpg.PostgresError) -> EventStoreError | None:
+    """The store's error for `event_append`'s refusal raised through a service's statement
+    (None: another error)."""
+    sqlstate = getattr(error, "sqlstate", None)
+    if sqlstate == _NOT_AT_EXPECTED_VERSION:
+        return ConcurrencyError(str(error))
+    if sqlstate == _NEWER_WRITER:
+        return CommitOrderError(str(error))
+    return None
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -422,6 +439,26 @@ class AsyncpgEventStore:
     @property
     def pool(self) -> asyncpg.Pool:
         return self._pool
+
+    def event_append_arguments(
+        self,
+        event: Event,
+        *,
+        occurred_at: datetime | None = None,
+        correlation_id: UUID | None = None,
+    ) -> tuple[datetime, UUID, str, str, int, str, str | None]:
+        """What a service's SQL function hands on to `event_append` for `event`, after the
+        stream, its expected version and the table id: occurred_at, correlation id, producer,
+        event type, schema version, payload and trace context (its causation id is NULL)."""
+        return (
+            occurred_at or datetime.now(UTC),
+            correlation_id or uuid4(),
+            self._producer,
+            event.event_type,
+            event.schema_version,
+            payload_json(event),
+            current_traceparent(),
+        )
 
     async def append(
         self,

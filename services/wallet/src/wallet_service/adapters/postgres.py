@@ -8,13 +8,13 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 from uuid import UUID
 
 import asyncpg
 
-from teenpatti.eventsourcing import AsyncpgEventStore, CommitOrderError
+from teenpatti.eventsourcing import AsyncpgEventStore, CommitOrderError, append_error
 
 from ..domain.betting import BookSeal, LedgerEntry, RoundBetting, limits_from_mapping
 from ..domain.payment import HeldBet, HeldRound, PaidBet
@@ -410,6 +410,75 @@ async def record_slip(connection: asyncpg.Connection, slip: SlipRecord) -> int:
     if balance is None:  # the funds check saw an account: only a bug gets here
         raise asyncpg.CheckViolationError("debit of an account that does not exist")
     return int(balance)
+
+
+@dataclass(frozen=True, slots=True)
+class SlipToPlace:
+    """A transfer slip for `place_slips`: its rows, its Idempotency-Key's request hash, each
+    bet type's maximum (in its bets' order) and its `BetsPlaced` as the store's
+    `event_append_arguments`. `record.answer` lacks its `balance`, which the statement adds
+    to the stored answer as `json.dumps` would."""
+
+    record: SlipRecord
+    request_hash: str
+    maxima: Sequence[int]
+    event: tuple[datetime, UUID, str, str, int, str, str | None]
+
+
+_PLACE_SLIPS = (
+    "SELECT outcome, balance FROM wallet_place_slips("
+    + ", ".join(f"${n}" for n in range(1, 31))
+    + ")"
+)
+
+
+async def place_slips(
+    executor: asyncpg.Pool | asyncpg.Connection, slips: Sequence[SlipToPlace], grace: timedelta
+) -> list[int | None]:
+    """The slips in one statement, on the pool its own transaction (`wallet_place_slips`):
+    for each, the guards that need the database (the round open, each bet type's maximum
+    over the player's slips, the funds) under the round's and the player's locks, then its
+    rows and its event. Each slip's new balance, in their order; None where a guard failed or
+    the key was claimed before: nothing of that slip written. An error leaves none of them
+    written."""
+    records = [slip.record for slip in slips]
+    bets = [bet for record in records for bet in record.bets]
+    ledger = [entry for record in records for entry in record.ledger]
+    events = list(zip(*(slip.event for slip in slips), strict=True))
+    try:
+        rows = await executor.fetch(
+            _PLACE_SLIPS,
+            [r.operator_id for r in records],
+            [r.player_id for r in records],
+            [player_stream(r.operator_id, r.player_id) for r in records],
+            [r.currency for r in records],
+            [r.round_id for r in records],
+            [r.table_id for r in records],
+            [r.placed_at for r in records],
+            grace,
+            [r.idempotency_key for r in records],
+            [slip.request_hash for slip in slips],
+            [json.dumps(r.answer, default=str)[:-1] + ', "balance": ' for r in records],
+            [r.slip_id for r in records],
+            [len(r.bets) for r in records],
+            [bet.bet_id for bet in bets],
+            [bet.bet_type for bet in bets],
+            [bet.stake for bet in bets],
+            [maximum for slip in slips for maximum in slip.maxima],
+            [len(r.ledger) for r in records],
+            [e.account for e in ledger],
+            [e.player_id for e in ledger],
+            [e.amount for e in ledger],
+            [e.kind for e in ledger],
+            [e.reference for e in ledger],
+            *(list(column) for column in events),
+        )
+    except asyncpg.PostgresError as error:
+        refused = append_error(error)
+        if refused is None:
+            raise
+        raise refused from error
+    return [None if row[0] != "taken" else int(row[1]) for row in rows]
 
 
 async def player_round_stakes(
