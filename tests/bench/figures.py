@@ -23,7 +23,9 @@ def produced(figures: Sequence[Figure], goals: set[str], *, counts: bool = True)
         if figure.unit == "ms":
             assert figure.value < MOST_MS, figure
         if figure.baseline != "-":
-            assert math.isfinite(figure.baseline_value) and figure.baseline_value > 0, figure
+            # a raw limit counted like its figure (tables on time) may be 0 on a busy machine
+            assert math.isfinite(figure.baseline_value), figure
+            assert figure.baseline_value > 0 or (not counts and figure.baseline_value == 0), figure
         if figure.by_process is not None:
             assert figure.by_process and sum(figure.by_process.values()) == figure.value
     assert goals <= {figure.goal_key for figure in figures}

@@ -52,6 +52,7 @@ async def test_applied_in_order_once_and_a_second_run_is_a_no_op(
         "store 0001_event_store",
         "store 0002_trace_context",
         "store 0003_parked_outbox_events",
+        "store 0004_event_append",
         "things 0001_things",
         "things 0002_add_colour",
     ]
@@ -63,6 +64,7 @@ async def test_applied_in_order_once_and_a_second_run_is_a_no_op(
         ("store", 2, "trace_context"),
         ("things", 2, "add_colour"),
         ("store", 3, "parked_outbox_events"),
+        ("store", 4, "event_append"),
     ]
 
 
@@ -76,7 +78,7 @@ async def test_runners_at_once_apply_each_migration_once(database: str, tmp_path
     finally:
         for connection in connections:
             await connection.close()
-    assert sorted(len(applied) for applied in done) == [0, 0, 4]  # the store's three, things'
+    assert sorted(len(applied) for applied in done) == [0, 0, 5]  # the store's four, things'
 
 
 async def test_a_runner_waits_for_another_no_longer_than_its_lock_timeout(
