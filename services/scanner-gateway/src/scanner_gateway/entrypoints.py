@@ -17,7 +17,7 @@ from fastapi import (
     WebSocket,
     WebSocketDisconnect,
 )
-from fastapi.responses import JSONResponse
+from fastapi.responses import Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -437,7 +437,7 @@ async def post_scan(
     gateway: GatewayDep,
     device_id: DeviceIdHeader = None,
     authorization: DeviceCredential = None,
-) -> JSONResponse:
+) -> Response:
     """One card read by the table's scanner device. Answers `registered` (the table took it, at the
     position it names), `refused` (the table's reason), `rescan` (not a card) or, 202, `pending`
     (ask `GET /scans/{scan_id}`). Every refusal is recorded. The device's own credential
@@ -460,7 +460,7 @@ async def get_scan(
     gateway: GatewayDep,
     device_id: DeviceIdHeader = None,
     authorization: DeviceCredential = None,
-) -> JSONResponse:
+) -> Response:
     """What became of a read answered `pending`: the same answer as `POST /scans`, once the table
     decided. The device that sent it only (its credential and `X-Device-Id`)."""
     answer = await gateway.scan(device_id or "", _credential(authorization), scan_id)
@@ -517,12 +517,16 @@ def _problem_text(error: ProblemError, path: str) -> str:
     return bytes(response.body).decode()
 
 
-def _answer_response(answer: Answer) -> JSONResponse:
+def _answer_response(answer: Answer) -> Response:
     headers = {}
     if answer.http_status == 202:
         headers["Location"] = f"/scans/{answer.body.scan_id}"
-    return JSONResponse(
-        answer.body.model_dump(mode="json"), status_code=answer.http_status, headers=headers
+    # encoded once by pydantic, not dumped to a dict and encoded again
+    return Response(
+        answer.body.model_dump_json(),
+        status_code=answer.http_status,
+        headers=headers,
+        media_type="application/json",
     )
 
 
