@@ -430,14 +430,11 @@ _SCAN_RESPONSES: dict[int | str, dict[str, object]] = {
             "content": {"application/json": {"schema": ScanRequest.model_json_schema()}},
         },
         **DEVICE_ID,
+        # the credential is read from the request, not solved as a dependency (decision 0105)
+        "security": [{"deviceCredential": []}],
     },
 )
-async def post_scan(
-    request: Request,
-    gateway: GatewayDep,
-    device_id: DeviceIdHeader = None,
-    authorization: DeviceCredential = None,
-) -> Response:
+async def post_scan(request: Request, gateway: GatewayDep) -> Response:
     """One card read by the table's scanner device. Answers `registered` (the table took it, at the
     position it names), `refused` (the table's reason), `rescan` (not a card) or, 202, `pending`
     (ask `GET /scans/{scan_id}`). Every refusal is recorded. The device's own credential
@@ -445,7 +442,9 @@ async def post_scan(
     size limit), so that a malformed read is recorded before it is refused."""
     body, too_large = await _read_body(request, MAX_BODY_BYTES)
     parsed = parse_scan_body(body, too_large=too_large)
-    answer = await gateway.handle_read(device_id or "", _credential(authorization), parsed)
+    headers = request.headers
+    device_id = headers.get("x-device-id") or ""
+    answer = await gateway.handle_read(device_id, _bearer(headers.get("authorization")), parsed)
     return _answer_response(answer)
 
 

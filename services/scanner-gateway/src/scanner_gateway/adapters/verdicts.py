@@ -51,7 +51,8 @@ class VerdictBroker:
         if not verdicts:
             return
         try:
-            async with self._redis.pipeline(transaction=True) as pipe:
+            # one round trip; no MULTI/EXEC: each verdict's SET and PUBLISH go in order anyway
+            async with self._redis.pipeline(transaction=False) as pipe:
                 for verdict in verdicts:
                     name, data = self.channel(verdict.scan_id), verdict.model_dump_json()
                     pipe.set(name, data, ex=self._ttl_seconds)
