@@ -1,6 +1,7 @@
 """Tables: how many tables one set of instances runs with betting windows closing on time.
 
     uv run python benchmarks/bench_tables.py [--quick] [--steps N ...] [--seconds S]
+        [--profile PACKAGE] [--no-raw-limits]
 
 For each step (50, 100, 200, 400, 600, 800, 1000 tables; 20 and 50 with --quick) a fresh system
 (the four services as processes on the local stack, `fresh_system`) opens that many tables
@@ -17,7 +18,9 @@ percentile is within 100 ms and its rounds' dealing (`BettingClosed` to `RoundCl
 p50) keeps the dealer's pace, within 1.2 times the dealer's own 1.8 s; the steps stop at the
 first failure. The dealing grows with the load: the dealer hears of `BettingClosed` through
 the feed and waits for each scan's answer. A step that deals no card or closes no round
-fails the run: it would measure clocks with nothing to deal.
+fails the run: it would measure clocks with nothing to deal. Each step also prints the CPU
+each process used over the window, per scan and per table (`--profile table_service` runs
+that service under cProfile, as bench_intake does).
 
 The raw limits, measured in the same run on the same machine (one Python process, asyncio):
 - timers: how many tables' deadlines (2 per round: open + close, over one round's cycle)
