@@ -1,6 +1,7 @@
 """Tables: how many tables one set of instances runs with betting windows closing on time.
 
     uv run python benchmarks/bench_tables.py [--quick] [--steps N ...] [--seconds S]
+        [--profile PACKAGE] [--no-raw-limits]
 
 For each step (50, 100, 200, 400, 600, 800, 1000 tables; 20 and 50 with --quick) a fresh system
 (the four services as processes on the local stack, `fresh_system`) opens that many tables
@@ -17,7 +18,9 @@ percentile is within 100 ms and its rounds' dealing (`BettingClosed` to `RoundCl
 p50) keeps the dealer's pace, within 1.2 times the dealer's own 1.8 s; the steps stop at the
 first failure. The dealing grows with the load: the dealer hears of `BettingClosed` through
 the feed and waits for each scan's answer. A step that deals no card or closes no round
-fails the run: it would measure clocks with nothing to deal.
+fails the run: it would measure clocks with nothing to deal. Each step also prints the CPU
+each process used over the window, per scan and per table (`--profile table_service` runs
+that service under cProfile, as bench_intake does).
 
 The raw limits, measured in the same run on the same machine (one Python process, asyncio):
 - timers: how many tables' deadlines (2 per round: open + close, over one round's cycle)
@@ -47,6 +50,7 @@ from table_service.adapters.redis_feed import RedisTableFeed
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.bench_intake import profiling_env
 from benchmarks.bench_scan import (
     DEALER_HAND_SECONDS,
     Studio,
@@ -54,7 +58,15 @@ from benchmarks.bench_scan import (
     spawn,
 )
 from teenpatti.settings import ADMIN, InfrastructureSettings
-from teenpatti_tools.bench import Figure, System, fresh_system, happened, percentile
+from teenpatti_tools.bench import (
+    Figure,
+    System,
+    cpu_seconds,
+    fresh_system,
+    happened,
+    percentile,
+    system_cpu,
+)
 from teenpatti_tools.devrun import free_base_port
 
 BENCHMARK = "tables"
@@ -78,6 +90,9 @@ class Step:
     open_seconds: float = 0.0
     scans: int = 0
     scan_answers: dict[str, int] = field(default_factory=dict)
+    cpu_s: dict[str, float] = field(default_factory=dict)  # by process, over the window
+    window_s: float = 0.0
+    window_scans: int = 0  # scans sent over the window
 
     @property
     def p999(self) -> float:
@@ -110,6 +125,21 @@ class Step:
             f" (the dealer's pauses: {6 * DEALER_HAND_SECONDS:g} s);"
             f" opened in {self.open_seconds:.0f} s; {self.scans} scans {self.scan_answers}"
             f" -> {'ok' if self.ok else 'LATE' if not self.on_time else 'SLOW DEALING'}"
+        )
+
+    def cpu_line(self) -> str:
+        """CPU by process over the window: ms per scan, and thousandths of a core per table
+        (a table's share of a core at the benchmark's pace)."""
+        if not self.cpu_s or not self.window_s:
+            return "cpu: not measured"
+        scans = max(1, self.window_scans)
+        parts = [
+            f"{name} {seconds * 1000 / scans:.2f} ms/scan"
+            f" {seconds * 1000 / self.window_s / self.tables:.2f}"
+            for name, seconds in sorted(self.cpu_s.items(), key=lambda item: -item[1])
+        ]
+        return f"cpu over {self.window_s:.0f} s, {scans} scans (ms/scan, m-core/table): " + (
+            ", ".join(parts)
         )
 
 
@@ -190,10 +220,13 @@ async def run_step(
     betting: float = BETTING_SECONDS,
     result_pause: float = RESULT_PAUSE_SECONDS,
     shared: System | None = None,
+    profile: str | None = None,
 ) -> Step:
     step = Step(tables)
     table_ids = [f"L{n:04d}" for n in range(tables)]
-    async with fresh_system(base_port=free_base_port(), shared=shared) as system:
+    async with fresh_system(
+        base_port=free_base_port(), extra_env=profiling_env(profile), shared=shared
+    ) as system:
         studio = Studio.of(system, connections=128)
         stop = asyncio.Event()
         dealing = asyncio.create_task(dealers(system, studio, stop))
@@ -207,7 +240,16 @@ async def run_step(
                 concurrency=16,
             )
             step.open_seconds = time.monotonic() - started
+            before, scans_before, clock = cpu_seconds(system), studio.scans_sent, time.monotonic()
             await asyncio.sleep(window)
+            after = cpu_seconds(system)
+            step.window_s, step.window_scans = time.monotonic() - clock, studio.scans_sent
+            step.window_scans -= scans_before
+            used = {name: after[name] - before.get(name, 0.0) for name in after}
+            step.cpu_s = {
+                **system_cpu(used),
+                **{name: value for name, value in used.items() if name.startswith("postgres:")},
+            }
             # only deadlines at least a second old: younger ones may still be closing
             step.lateness_ms, step.rounds, step.closed, step.dealing_s = await lateness(
                 system, 1.0, table_ids
@@ -297,8 +339,12 @@ async def measure(
     seconds: float | None = None,
     smoke: bool = False,
     system: System | None = None,
+    profile: str | None = None,
+    raw_limits: bool = True,
 ) -> list[Figure]:
-    """`smoke`: one step of 3 tables with a 1 s betting window for 6 s, small raw limits."""
+    """`profile`: run that service's package under cProfile (bench_intake's hook);
+    `raw_limits` False skips the raw limits (a comparison of steps only).
+    `smoke`: one step of 3 tables with a 1 s betting window for 6 s, small raw limits."""
     print(
         f"raw limits: deadlines over one {CYCLE_SECONDS:g} s round cycle, 2 per table...",
         flush=True,
@@ -308,11 +354,13 @@ async def measure(
     )
     # smoke: deadlines over one second, not a round's cycle
     raw_cycle = 1.0 if smoke else CYCLE_SECONDS
-    timers = await timer_capacity("asyncio timers", timer_steps, cycle=raw_cycle)
+    timers = await timer_capacity(
+        "asyncio timers", timer_steps if raw_limits else [], cycle=raw_cycle
+    )
     clock_steps = (
         [100] if smoke else [500, 2000] if quick else [500, 1000, 2000, 4000, 8000, 16_000]
     )
-    raw_clocks = await raw_clock_capacity(clock_steps, raw_cycle)
+    raw_clocks = await raw_clock_capacity(clock_steps if raw_limits else [], raw_cycle)
 
     table_steps = steps or (
         [3] if smoke else [20, 50] if quick else [50, 100, 200, 400, 600, 800, 1000]
@@ -327,8 +375,9 @@ async def measure(
     best: Step | None = None
     last: Step | None = None
     for tables in table_steps:
-        last = await run_step(tables, window, betting, pause, system)
+        last = await run_step(tables, window, betting, pause, system, profile)
         print("  " + last.line(), flush=True)
+        print("    " + last.cpu_line(), flush=True)
         if not last.ok:
             break
         best = last
@@ -402,10 +451,24 @@ def main() -> None:
         metavar="S",
         help="how long each step runs after its tables are open (default 40, --quick 25)",
     )
+    parser.add_argument(
+        "--profile", metavar="PACKAGE", help="run this service (e.g. table_service) under cProfile"
+    )
+    parser.add_argument(
+        "--no-raw-limits", action="store_true", help="skip the raw limits (steps compared only)"
+    )
     args = parser.parse_args()
     if args.seconds is not None and not (0 < args.seconds < 86_400):
         parser.error(f"--seconds must be more than 0 and less than a day, not {args.seconds}")
-    print_figures(asyncio.run(measure(args.quick, args.steps, args.seconds, args.smoke)))
+    figures = measure(
+        args.quick,
+        args.steps,
+        args.seconds,
+        args.smoke,
+        profile=args.profile,
+        raw_limits=not args.no_raw_limits,
+    )
+    print_figures(asyncio.run(figures))
 
 
 if __name__ == "__main__":

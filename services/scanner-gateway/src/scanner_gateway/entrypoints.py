@@ -17,7 +17,7 @@ from fastapi import (
     WebSocket,
     WebSocketDisconnect,
 )
-from fastapi.responses import JSONResponse
+from fastapi.responses import Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -430,14 +430,11 @@ _SCAN_RESPONSES: dict[int | str, dict[str, object]] = {
             "content": {"application/json": {"schema": ScanRequest.model_json_schema()}},
         },
         **DEVICE_ID,
+        # the credential is read from the request, not solved as a dependency (decision 0105)
+        "security": [{"deviceCredential": []}],
     },
 )
-async def post_scan(
-    request: Request,
-    gateway: GatewayDep,
-    device_id: DeviceIdHeader = None,
-    authorization: DeviceCredential = None,
-) -> JSONResponse:
+async def post_scan(request: Request, gateway: GatewayDep) -> Response:
     """One card read by the table's scanner device. Answers `registered` (the table took it, at the
     position it names), `refused` (the table's reason), `rescan` (not a card) or, 202, `pending`
     (ask `GET /scans/{scan_id}`). Every refusal is recorded. The device's own credential
@@ -445,7 +442,9 @@ async def post_scan(
     size limit), so that a malformed read is recorded before it is refused."""
     body, too_large = await _read_body(request, MAX_BODY_BYTES)
     parsed = parse_scan_body(body, too_large=too_large)
-    answer = await gateway.handle_read(device_id or "", _credential(authorization), parsed)
+    headers = request.headers
+    device_id = headers.get("x-device-id") or ""
+    answer = await gateway.handle_read(device_id, _bearer(headers.get("authorization")), parsed)
     return _answer_response(answer)
 
 
@@ -460,7 +459,7 @@ async def get_scan(
     gateway: GatewayDep,
     device_id: DeviceIdHeader = None,
     authorization: DeviceCredential = None,
-) -> JSONResponse:
+) -> Response:
     """What became of a read answered `pending`: the same answer as `POST /scans`, once the table
     decided. The device that sent it only (its credential and `X-Device-Id`)."""
     answer = await gateway.scan(device_id or "", _credential(authorization), scan_id)
@@ -517,12 +516,16 @@ def _problem_text(error: ProblemError, path: str) -> str:
     return bytes(response.body).decode()
 
 
-def _answer_response(answer: Answer) -> JSONResponse:
+def _answer_response(answer: Answer) -> Response:
     headers = {}
     if answer.http_status == 202:
         headers["Location"] = f"/scans/{answer.body.scan_id}"
-    return JSONResponse(
-        answer.body.model_dump(mode="json"), status_code=answer.http_status, headers=headers
+    # encoded once by pydantic, not dumped to a dict and encoded again
+    return Response(
+        answer.body.model_dump_json(),
+        status_code=answer.http_status,
+        headers=headers,
+        media_type="application/json",
     )
 
 

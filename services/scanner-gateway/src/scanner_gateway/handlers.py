@@ -8,6 +8,7 @@ never inside a transaction.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -16,7 +17,7 @@ from uuid import UUID, uuid4
 import asyncpg
 
 from scanner_gateway.adapters import postgres as db
-from scanner_gateway.adapters.verdicts import VerdictBroker
+from scanner_gateway.adapters.verdicts import VerdictBroker, within
 from scanner_gateway.domain import (
     Absorb,
     Decision,
@@ -263,12 +264,16 @@ class Gateway:
         until its verdict is heard (`teenpatti_gateway_scan_to_verdict_seconds`)."""
         received = time.perf_counter()
         scan_id = uuid4()
-        async with self._pool.acquire() as connection, connection.transaction():
-            device, round_id, now = await self._lock_device(connection, device_id)
-            attempt = ReadAttempt(scan_id, device_id, credential, parsed, now, round_id)
-            decision = decide_read(device, attempt, self._window)
-            await self._record(connection, device, decision)
-        answer = await self._answer(decision)
+        # its verdict is listened for before it commits: none can come sooner
+        with self._broker.expecting(scan_id) as verdict:
+            async with self._pool.acquire() as connection, connection.transaction():
+                lock = await self._lock_device(connection, device_id)
+                attempt = ReadAttempt(
+                    scan_id, device_id, credential, parsed, lock.read_at, lock.round_id
+                )
+                decision = decide_read(lock.device, attempt, self._window)
+                await self._record(connection, lock, decision)
+            answer = await self._answer(decision, verdict)
         if isinstance(decision, PassOn):
             if answer.body.status == "pending":
                 VERDICTS_PENDING.inc()
@@ -280,11 +285,13 @@ class Gateway:
         """Check a stream's device and credential when it connects; a refusal is recorded
         (as a read of nothing) and raised as a ProblemError."""
         async with self._pool.acquire() as connection, connection.transaction():
-            device, _, now = await self._lock_device(connection, device_id)
-            attempt = ReadAttempt(uuid4(), device_id, credential, ParsedRead(None, None, ""), now)
-            refused = authenticate(device, attempt)
+            lock = await self._lock_device(connection, device_id)
+            attempt = ReadAttempt(
+                uuid4(), device_id, credential, ParsedRead(None, None, ""), lock.read_at
+            )
+            refused = authenticate(lock.device, attempt)
             if refused is not None:
-                await self._record(connection, device, refused)
+                await self._record(connection, lock, refused)
         if refused is not None:
             raise _problem(refused)
 
@@ -316,9 +323,7 @@ class Gateway:
         return Answer(202 if answer.status == "pending" else 200, answer)
 
     # -------------------------------------------------------------------------- internals
-    async def _lock_device(
-        self, connection: asyncpg.Connection, device_id: str
-    ) -> tuple[Device | None, str | None, datetime]:
+    async def _lock_device(self, connection: asyncpg.Connection, device_id: str) -> db.DeviceLock:
         # an id that could never be registered is not looked up (nor stored in an index)
         return await db.lock_device(connection, device_id if is_valid_id(device_id) else None)
 
@@ -330,14 +335,14 @@ class Gateway:
         return await db.load_device(connection, device_id, lock=lock)
 
     async def _record(
-        self, connection: asyncpg.Connection, device: Device | None, decision: Decision
+        self, connection: asyncpg.Connection, lock: db.DeviceLock, decision: Decision
     ) -> None:
-        event = decision.event
+        event, device = decision.event, lock.device
         if device is None:
             stream_id = stream_of_unknown_device(event.device_id)
-        else:
-            stream_id = stream_of_reads(device.device_id)
-        version = await self._store.lock_stream(stream_id, connection=connection)
+            version = await self._store.lock_stream(stream_id, connection=connection)
+        else:  # its reads stream is locked with its row
+            stream_id, version = stream_of_reads(device.device_id), lock.reads_version
         await self._store.append(
             stream_id,
             version,
@@ -355,20 +360,25 @@ class Gateway:
             connection, _row_of(decision), last_read=after if after != device else None
         )
 
-    async def _answer(self, decision: Decision) -> Answer:
+    async def _answer(self, decision: Decision, verdict: asyncio.Future[ScanAnswer]) -> Answer:
         match decision:
             case Refuse():
                 raise _problem(decision)
             case Rescan():
                 return Answer(200, rescan_answer(decision.event))
             case PassOn():
-                return await self._verdict(decision.event.scan_id, duplicate=False)
+                heard = await within(verdict, self._timeout)
+                return await self._verdict(decision.event.scan_id, heard, duplicate=False)
             case Absorb():
-                return await self._verdict(decision.original_scan_id, duplicate=True)
+                original = decision.original_scan_id
+                heard = await self._broker.wait(original, self._timeout)
+                return await self._verdict(original, heard, duplicate=True)
 
-    async def _verdict(self, scan_id: UUID, *, duplicate: bool) -> Answer:
-        """The table's verdict on `scan_id`, waiting for it up to the verdict timeout."""
-        answer = await self._broker.wait(scan_id, self._timeout)
+    async def _verdict(
+        self, scan_id: UUID, answer: ScanAnswer | None, *, duplicate: bool
+    ) -> Answer:
+        """The table's verdict on `scan_id` as heard within the verdict timeout, else as
+        recorded."""
         if answer is None:
             row = await db.load_scan(self._pool, scan_id)
             if row is not None and row.status in _FINAL:

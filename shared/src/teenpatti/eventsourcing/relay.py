@@ -185,6 +185,10 @@ class KafkaOutboxRelay:
                 passed = {event.event_id for event in events}
                 self._set_aside -= passed
                 self._alone -= passed
+            if len(events) < self._batch_size:
+                # all that was visible is sent: what commits later wakes the relay again
+                # (NOTIFY, or the idle poll), so it is not read for once more (decision 0105)
+                return sent
 
     async def run(self, stop: asyncio.Event) -> None:
         """Relay until `stop` is set, riding out lost connections to Postgres or Kafka."""

@@ -352,6 +352,9 @@ class ConsumerCounts(Protocol):
 
 # the longest a lag measurement may hold up the next poll (a position being reset)
 _LAG_SECONDS = 0.1
+# lag is measured at most this often (Prometheus scrapes every 5-15 s), not after every poll,
+# which cost a busy consumer's loop a position look-up per partition per poll (decision 0105)
+_LAG_EVERY_SECONDS = 1.0
 
 
 class ConsumerMetrics:
@@ -365,10 +368,14 @@ class ConsumerMetrics:
         }
         self._counted = {outcome: 0 for outcome in self._outcomes}
         self._lagging: set[tuple[str, int]] = set()
+        self._lag_due = 0.0  # monotonic time of the next lag measurement
 
     async def after_poll(self, kafka: PolledConsumer, counts: ConsumerCounts) -> None:
         self.count(counts)
-        await self.measure_lag(kafka)
+        now = time.monotonic()
+        if now >= self._lag_due:
+            self._lag_due = now + _LAG_EVERY_SECONDS
+            await self.measure_lag(kafka)
 
     def count(self, counts: ConsumerCounts) -> None:
         """Add what the totals grew by since the last call."""

@@ -20,7 +20,7 @@ from uuid import UUID
 
 import asyncpg
 
-from scanner_gateway.domain import Device, DeviceChange, ScanAnswer
+from scanner_gateway.domain import Device, DeviceChange, ScanAnswer, stream_of_reads
 
 
 async def clock(connection: asyncpg.Connection) -> datetime:
@@ -30,13 +30,23 @@ async def clock(connection: asyncpg.Connection) -> datetime:
 
 
 # -------------------------------------------------------------------------------- devices
-async def lock_device(
-    connection: asyncpg.Connection, device_id: str | None
-) -> tuple[Device | None, str | None, datetime]:
-    """The device (None for `device_id` None or unknown), its row locked until the transaction
-    ends, the round in play at its table (as last heard), and the database's clock read once
-    the lock is held."""
-    row = await connection.fetchrow("SELECT * FROM gateway_lock_device($1)", device_id)
+@dataclass(frozen=True)
+class DeviceLock:
+    """A read's device, its row and its reads stream held until the transaction ends."""
+
+    device: Device | None  # None for an id that is None or unknown
+    round_id: str | None  # the round in play at its table, as last heard
+    read_at: datetime  # the database's clock, read once the locks are held
+    reads_version: int  # its reads stream's version (0 without a device)
+
+
+async def lock_device(connection: asyncpg.Connection, device_id: str | None) -> DeviceLock:
+    """The device's row and its reads stream (`stream_of_reads`) locked, in one round trip."""
+    row = await connection.fetchrow(
+        "SELECT * FROM gateway_lock_device($1, $2)",
+        device_id,
+        stream_of_reads(device_id) if device_id is not None else None,
+    )
     assert row is not None
     device = None
     if row["d_device_id"] is not None:
@@ -51,8 +61,7 @@ async def lock_device(
             active=row["d_active"],
             last_sequence=row["d_last_sequence"],
         )
-    read_at: datetime = row["read_at"]
-    return device, row["d_round_id"], read_at
+    return DeviceLock(device, row["d_round_id"], row["read_at"], row["d_reads_version"] or 0)
 
 
 async def load_device(

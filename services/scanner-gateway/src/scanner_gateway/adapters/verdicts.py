@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from uuid import UUID
 
 from pydantic import ValidationError
@@ -51,7 +51,8 @@ class VerdictBroker:
         if not verdicts:
             return
         try:
-            async with self._redis.pipeline(transaction=True) as pipe:
+            # one round trip; no MULTI/EXEC: each verdict's SET and PUBLISH go in order anyway
+            async with self._redis.pipeline(transaction=False) as pipe:
                 for verdict in verdicts:
                     name, data = self.channel(verdict.scan_id), verdict.model_dump_json()
                     pipe.set(name, data, ex=self._ttl_seconds)
@@ -69,25 +70,31 @@ class VerdictBroker:
             return None
         return _decode(data)
 
-    async def wait(self, scan_id: UUID, seconds: float) -> ScanAnswer | None:
-        """The verdict of `scan_id` if it comes within `seconds` (or came already)."""
+    @contextlib.contextmanager
+    def expecting(self, scan_id: UUID) -> Iterator[asyncio.Future[ScanAnswer]]:
+        """A future for the verdict of `scan_id` heard while inside; entered before the read's
+        commit, no verdict can come before it (decision 0105)."""
         name = self.channel(scan_id)
         future: asyncio.Future[ScanAnswer] = asyncio.get_running_loop().create_future()
         self._waiters.setdefault(name, set()).add(future)
         try:
-            # registered first, then the key: a verdict is either stored or heard, never missed
-            known = await self.lookup(scan_id)
-            if known is not None:
-                return known
-            with contextlib.suppress(TimeoutError):
-                return await asyncio.wait_for(future, seconds)
-            return None
+            yield future
         finally:
+            future.cancel()
             waiting = self._waiters.get(name)
             if waiting is not None:
                 waiting.discard(future)
                 if not waiting:
                     del self._waiters[name]
+
+    async def wait(self, scan_id: UUID, seconds: float) -> ScanAnswer | None:
+        """The verdict of `scan_id` if it comes within `seconds` (or came already)."""
+        with self.expecting(scan_id) as future:
+            # registered first, then the key: a verdict is either stored or heard, never missed
+            known = await self.lookup(scan_id)
+            if known is not None:
+                return known
+            return await within(future, seconds)
 
     async def listen(self, stop: asyncio.Event) -> None:
         """Hand every published verdict to its waiters until `stop`; reconnects on failure."""
@@ -120,6 +127,13 @@ class VerdictBroker:
         for future in waiting:
             if not future.done():
                 future.set_result(verdict)
+
+
+async def within(future: asyncio.Future[ScanAnswer], seconds: float) -> ScanAnswer | None:
+    """The verdict `future` is to hear, if it comes within `seconds`."""
+    with contextlib.suppress(TimeoutError):
+        return await asyncio.wait_for(future, seconds)
+    return None
 
 
 def _decode(data: bytes | str | None) -> ScanAnswer | None:
