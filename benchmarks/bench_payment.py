@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import random
 import sys
 import time
@@ -41,6 +40,7 @@ from teenpatti.events import EventEnvelope, new_envelope
 from teenpatti.events.catalog import SETTLEMENT_PART, BetSettled, BetsSettled, registry
 from teenpatti.eventsourcing.store import payload_json
 from teenpatti.settings import ADMIN, InfrastructureSettings
+from teenpatti_tools.bench import tree_cpu_seconds
 from teenpatti_tools.databases import drop_database
 from wallet_service.domain.payment import (
     HeldBet,
@@ -235,13 +235,13 @@ async def postgres_stage(round_: Round, settings: InfrastructureSettings) -> lis
                 )
 
             async def timed(way: Callable[[list[uuid.UUID]], Any]) -> tuple[float, float]:
-                backend_started, started = backend_cpu(backend), time.process_time()
+                backend_started, started = tree_cpu_seconds(backend), time.process_time()
                 for offset in range(0, len(ids), SETTLEMENT_PART):
                     async with connection.transaction():
                         await way(ids[offset : offset + SETTLEMENT_PART])
                 lines = len(ids)
                 return (
-                    (backend_cpu(backend) - backend_started) / lines * 1e6,
+                    (tree_cpu_seconds(backend) - backend_started) / lines * 1e6,
                     (time.process_time() - started) / lines * 1e6,
                 )
 
@@ -257,13 +257,6 @@ async def postgres_stage(round_: Round, settings: InfrastructureSettings) -> lis
         Row("Postgres: the bets marked paid row by row", postgres, raw, raw_postgres),
         Row("asyncpg: the bets marked paid row by row", client, raw, raw_client),
     ]
-
-
-def backend_cpu(pid: int) -> float:
-    """A local Postgres backend's CPU seconds so far, from /proc."""
-    with open(f"/proc/{pid}/stat") as stat:
-        fields = stat.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def measure(smoke: bool = False) -> list[Row]:

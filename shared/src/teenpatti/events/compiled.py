@@ -188,15 +188,8 @@ def _builder(
 
     if not converted and not defaults:
 
-        def build_plain(
-            struct: msgspec.Struct, model: type[M] = model, names: frozenset[str] = names
-        ) -> M:
-            instance = _new(model)
-            _set_dict(instance, _asdict(struct))
-            _set_fields_set(instance, set(names))
-            _set_extra(instance, None)
-            _set_private(instance, None)
-            return instance
+        def build_plain(struct: msgspec.Struct, model: type[M] = model) -> M:
+            return checked(model, _asdict(struct))  # every field set: its struct has them all
 
         return build_plain
 
