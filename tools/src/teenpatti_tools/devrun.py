@@ -156,6 +156,16 @@ def _healthy(service: Service) -> bool:
         return False
 
 
+def _last_lines(log: Path, count: int = 12, width: int = 2_000) -> str:
+    """The last lines of a service's log, each cut to `width` characters: why it failed to
+    start, in the error that says so (a CI run keeps no logs)."""
+    try:
+        lines = log.read_text(errors="replace").splitlines()[-count:]
+    except OSError as error:
+        return f"(unreadable: {error})"
+    return "\n".join(line[:width] for line in lines)
+
+
 class ServiceProcesses:
     """The four services as child processes; `async with` starts them and stops them."""
 
@@ -196,13 +206,17 @@ class ServiceProcesses:
         process = self.processes[service.name]
         deadline = time.monotonic() + seconds
         while not await asyncio.to_thread(_healthy, service):
+            log = self.log_dir / f"{service.name}.log"
             if process.returncode is not None:
                 raise RuntimeError(
-                    f"{service.name} exited with status {process.returncode};"
-                    f" read {self.log_dir / (service.name + '.log')}"
+                    f"{service.name} exited with status {process.returncode}; the end of"
+                    f" {log}:\n{_last_lines(log)}"
                 )
             if time.monotonic() > deadline:
-                raise RuntimeError(f"{service.name} did not answer {service.url}/health")
+                raise RuntimeError(
+                    f"{service.name} did not answer {service.url}/health; the end of"
+                    f" {log}:\n{_last_lines(log)}"
+                )
             await asyncio.sleep(0.2)
 
     def kill(self, name: str) -> None:

@@ -88,6 +88,7 @@ from teenpatti.observability.metrics import (
 )
 from teenpatti.observability.tracing import IncomingTraceContext, flush_traces, setup_tracing
 from teenpatti.settings import DEVELOPMENT, InfrastructureSettings, development_keys
+from teenpatti.transient import once_reachable
 
 log = logging.getLogger(__name__)
 
@@ -182,15 +183,11 @@ class Kernel(Generic[S]):
         settings.refuse_default_secrets(redis=self.service.redis is not None)
         settings.refuse_development_settings()
         setup_tracing(settings, self.service.name)
-        self._pool = await asyncpg.create_pool(
-            settings.postgres_dsn(self.service.database(settings)),
-            min_size=2,
-            max_size=settings.pg_pool_size,
-            reset=keep_session,
-            # statement, idle-in-transaction and command timeouts (docs/configuration.md)
-            **settings.postgres_pool_options(),
-        )
-        async with self._pool.acquire() as connection:
+        # Postgres and Kafka may be restarting: each is tried again for a while
+        wait = settings.startup_wait_seconds
+        pool = await once_reachable("postgres", self._open_pool, seconds=wait)
+        self._pool = pool
+        async with pool.acquire() as connection:
             await check(
                 connection, self.migrations, command=f"teenpatti migrate {self.service.name}"
             )
@@ -199,11 +196,9 @@ class Kernel(Generic[S]):
             self._redis = self.service.redis(settings)
         wiring = await self.service.wire(self)
         # only its own topics: its principal may describe and create no other
-        await _ensure_topics(
-            settings, list(dict.fromkeys([self.service.emits, *wiring.subscriptions]))
-        )
-        self._producer = kafka_producer(settings.kafka_options(), client_id=self.service.name)
-        await self._producer.start()
+        topics = list(dict.fromkeys([self.service.emits, *wiring.subscriptions]))
+        await once_reachable("kafka", lambda: _ensure_topics(settings, topics), seconds=wait)
+        self._producer = await once_reachable("kafka", self._renew_producer, seconds=wait)
         relay = KafkaOutboxRelay(
             self._store,
             self._producer,
@@ -229,6 +224,18 @@ class Kernel(Generic[S]):
             self.spawn(name, task)
         freeze_startup_objects()
         return wiring
+
+    async def _open_pool(self) -> asyncpg.Pool:
+        settings = self.settings
+        pool: asyncpg.Pool = await asyncpg.create_pool(
+            settings.postgres_dsn(self.service.database(settings)),
+            min_size=2,
+            max_size=settings.pg_pool_size,
+            reset=keep_session,
+            # statement, idle-in-transaction and command timeouts (docs/configuration.md)
+            **settings.postgres_pool_options(),
+        )
+        return pool
 
     def _consume(self, topic: str, handlers: Handlers, tuning: Consumption) -> None:
         """The consumer group `<service>-<topic's first word>` on `topic`."""
@@ -256,8 +263,8 @@ class Kernel(Generic[S]):
         self.spawn(consumer.name, consumer.run)
 
     async def _renew_producer(self) -> AIOKafkaProducer:
-        """A new producer for the relay, whose old one Kafka's refusal spoilt (the relay stops
-        the old one)."""
+        """A new, started producer: the relay's first, or one for the relay whose old one
+        Kafka's refusal spoilt (the relay stops the old one)."""
         producer = kafka_producer(self.settings.kafka_options(), client_id=self.service.name)
         try:
             await producer.start()
