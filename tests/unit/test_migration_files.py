@@ -91,12 +91,16 @@ def test_the_check_finds_a_blocking_build_and_passes_a_concurrent_one(tmp_path: 
     ]
 
 
-def test_the_wallet_rebuilds_the_index_of_bets_by_time_online() -> None:
+def test_the_wallet_rebuilds_its_indexes_of_bets_online() -> None:
+    """By time (0013-0015), by round and player (0017-0019): each built beside the old one,
+    the old one dropped, both without blocking the bets' writes."""
     wallet = next(s for s in all_sets() if s.component == "wallet")
     online = [m for m in wallet.migrations if not m.transactional]
     assert [(m.version, m.statements[0].split()[:4]) for m in online] == [
         (13, ["CREATE", "INDEX", "CONCURRENTLY", "IF"]),
         (14, ["DROP", "INDEX", "CONCURRENTLY", "IF"]),
+        (17, ["CREATE", "INDEX", "CONCURRENTLY", "IF"]),
+        (18, ["DROP", "INDEX", "CONCURRENTLY", "IF"]),
     ]
 
 

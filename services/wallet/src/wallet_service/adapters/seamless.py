@@ -223,7 +223,11 @@ RETURNING call_id, kind, operator_id, player_id, round_id
 
 # one win per player and round (and currency) for slips taken as 'round': owed once no bet of
 # the player in the round is left unpaid; the returns of all of them, referencing the last
-# slip, and closing the round (no bet of the player in it is left to pay)
+# slip, and closing the round (no bet of the player in it is left to pay).
+# "No bet left unpaid" is asked from the player's newest bet in the round back (wallet
+# migration 0017): settlement pays bets in the order they were placed, so while any is unpaid
+# the newest is, and the answer is one row rather than every bet paid so far (decision 0106).
+# A scalar subquery: NOT EXISTS would be planned as an anti-join, which drops the order.
 _OWE_BY_ROUND = """
 WITH touched AS (
     SELECT DISTINCT * FROM unnest($1::text[], $2::text[], $3::text[])
@@ -232,10 +236,10 @@ WITH touched AS (
     SELECT t.operator_id, t.player_id, t.round_id
       FROM touched t
       JOIN wallet_rounds r ON r.round_id = t.round_id AND r.status <> 'cancelled'
-     WHERE NOT EXISTS (
-        SELECT 1 FROM wallet_bets b WHERE b.round_id = t.round_id
-           AND b.operator_id = t.operator_id AND b.player_id = t.player_id
-           AND b.status <> 'paid')
+     WHERE (SELECT 1 FROM wallet_bets b WHERE b.round_id = t.round_id
+               AND b.operator_id = t.operator_id AND b.player_id = t.player_id
+               AND b.status <> 'paid'
+             ORDER BY b.seq DESC LIMIT 1) IS NULL
 ), slips AS (
     SELECT c.call_id, c.operator_id, c.player_id, c.round_id, c.table_id, c.token, c.currency,
            c.created_at,
@@ -277,10 +281,10 @@ WITH owed AS (
 ), closing AS (
     SELECT DISTINCT ON (o.operator_id, o.player_id, o.round_id) o.call_id
       FROM owed o
-     WHERE NOT EXISTS (
-        SELECT 1 FROM wallet_bets b WHERE b.round_id = o.round_id
-           AND b.operator_id = o.operator_id AND b.player_id = o.player_id
-           AND b.status <> 'paid')
+     WHERE (SELECT 1 FROM wallet_bets b WHERE b.round_id = o.round_id
+               AND b.operator_id = o.operator_id AND b.player_id = o.player_id
+               AND b.status <> 'paid'
+             ORDER BY b.seq DESC LIMIT 1) IS NULL
      ORDER BY o.operator_id, o.player_id, o.round_id, o.call_id
 )
 UPDATE operator_calls c SET round_closed = true FROM closing WHERE c.call_id = closing.call_id
