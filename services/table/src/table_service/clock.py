@@ -201,6 +201,11 @@ class ClockManager:
             if acted:
                 continue  # something happened: look again at once
             if not needs_clock(state):
+                if clock.version > state.version:
+                    # a change announced while it read (a table opened just after its
+                    # terms were proposed): `changed` found this clock running, so no
+                    # other starts; read again rather than stop
+                    continue
                 log.info("clock of %s stopped: nothing left to time", table_id)
                 return
             if state.version >= clock.version:
