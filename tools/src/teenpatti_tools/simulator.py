@@ -17,7 +17,8 @@ Each finished round is printed: cards, hands, winner, bets, stake and returns. A
 The studio rides out faults the way its people would: a request that finds no service (or a
 5xx) is sent again, to any instance, with the same idempotency key, for up to `patience`
 seconds; a dealer whose read is pending asks for its verdict instead of reading the card
-again, and the supervisor resumes a round the table paused for a card read twice.
+again, and the supervisor resumes a round the table paused for a card read twice, or for
+one read during betting once the deck is replaced.
 """
 
 from __future__ import annotations
@@ -652,10 +653,27 @@ class Studio:
             await _sleep_or_stop(stop, 0.1)
 
     async def resume(self, table_id: str, reason: str) -> None:
+        """The supervisor resumes a round the table paused, as a studio's would: after a
+        card read during betting (409 `card_exposed`), the deck is replaced first. Any other
+        refusal ends it (`nothing_to_resume`: resumed already); the transport has sent the
+        request again while the table service gave no answer or a 5xx."""
+        headers = {"X-Api-Key": SUPERVISOR_KEY}
         await asyncio.sleep(0.5)
-        response = await self.call(
-            "POST", "table", f"/tables/{table_id}/resume", headers={"X-Api-Key": SUPERVISOR_KEY}
-        )
+        response = await self.call("POST", "table", f"/tables/{table_id}/resume", headers=headers)
+        if response.status_code == 409 and _problem_code(response) == "card_exposed":
+            replaced = await self.call(
+                "POST",
+                "table",
+                f"/tables/{table_id}/replace-deck",
+                headers=headers,
+                json={"reason": "a card was read during betting: new deck"},
+            )
+            if replaced.status_code != 200:
+                return
+            self.print(f"{table_id} deck replaced by the supervisor after: {reason}")
+            response = await self.call(
+                "POST", "table", f"/tables/{table_id}/resume", headers=headers
+            )
         if response.status_code == 200:
             self.ledger.resumed += 1
             self.print(f"{table_id} resumed by the supervisor after: {reason}")
@@ -929,6 +947,16 @@ def _expect(response: httpx.Response, *statuses: int) -> None:
             f"{response.request.method} {response.request.url} answered"
             f" {response.status_code}: {response.text[:300]}"
         )
+
+
+def _problem_code(response: httpx.Response) -> str | None:
+    """The `code` of a problem answer, if it is one."""
+    try:
+        body = response.json()
+    except ValueError:
+        return None
+    code = body.get("code") if isinstance(body, dict) else None
+    return code if isinstance(code, str) else None
 
 
 async def _sleep_or_stop(stop: asyncio.Event, seconds: float) -> None:
