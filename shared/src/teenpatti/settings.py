@@ -246,9 +246,9 @@ class InfrastructureSettings(BaseSettings):
         default=45.0,
         ge=0,
         le=600,
-        description="How long a starting instance keeps trying Postgres, Redis and Kafka while"
-        " they are unreachable or restarting before it gives up and exits (status 3): an"
-        " instance started while Kafka or Postgres restarts waits for it. 0: one try.",
+        description="How long a starting instance keeps trying Postgres and Kafka while they"
+        " are unreachable or restarting before it gives up and exits (status 3): an instance"
+        " started while Kafka or Postgres restarts waits for it. 0: one try.",
     )
     drain_seconds: float = Field(
         default=15.0,

@@ -660,7 +660,7 @@ class Studio:
         headers = {"X-Api-Key": SUPERVISOR_KEY}
         await asyncio.sleep(0.5)
         response = await self.call("POST", "table", f"/tables/{table_id}/resume", headers=headers)
-        if response.status_code == 409 and _problem_code(response) == "card_exposed":
+        if response.status_code == 409 and _code(response) == "card_exposed":
             replaced = await self.call(
                 "POST",
                 "table",
@@ -947,16 +947,6 @@ def _expect(response: httpx.Response, *statuses: int) -> None:
             f"{response.request.method} {response.request.url} answered"
             f" {response.status_code}: {response.text[:300]}"
         )
-
-
-def _problem_code(response: httpx.Response) -> str | None:
-    """The `code` of a problem answer, if it is one."""
-    try:
-        body = response.json()
-    except ValueError:
-        return None
-    code = body.get("code") if isinstance(body, dict) else None
-    return code if isinstance(code, str) else None
 
 
 async def _sleep_or_stop(stop: asyncio.Event, seconds: float) -> None:
