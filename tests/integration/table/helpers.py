@@ -70,10 +70,15 @@ async def open_table(client: httpx.AsyncClient, table_id: str, **override: Any) 
 async def open_table_as(client: httpx.AsyncClient, body: dict[str, Any]) -> None:
     """Open a new table (`body` as `POST /tables` takes it) as two supervisors do: one
     proposes its terms, the other approves them (docs/decisions/0086; the app's keys hold
-    `SUPERVISOR_2`: `with_second_supervisor`)."""
-    response = await client.post("/tables", json=body, headers=SUPERVISOR)
-    assert response.status_code == 202, response.text
-    change_id = response.json()["pending_change"]["change_id"]
+    `SUPERVISOR_2`: `with_second_supervisor`). The proposal is sent twice, as a client
+    whose first answer was lost sends it again: both answers name the one change."""
+    changes = []
+    for _ in range(2):
+        response = await client.post("/tables", json=body, headers=SUPERVISOR)
+        assert response.status_code == 202, response.text
+        changes.append(response.json()["pending_change"]["change_id"])
+    change_id = changes[0]
+    assert changes == [change_id, change_id]
     approved = await client.post(
         f"/tables/{body['table_id']}/changes/{change_id}/approve", headers=SUPERVISOR_2
     )

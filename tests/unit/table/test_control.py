@@ -34,7 +34,9 @@ from table_service.domain.decisions import (
     decide_rescan,
     decide_resume,
     decide_scan,
+    proposed_again,
     rtp_percent,
+    table_config,
 )
 from table_service.domain.state import SYSTEM_ACTOR, RoundPhase, TableState, evolve_all
 from table_service.rtp import exact_rtp
@@ -239,6 +241,24 @@ def test_one_change_waits_at_a_time_and_a_rejected_one_never_applies() -> None:
     with pytest.raises(RoundConflictError) as gone:
         decide_approve_change(state, proposed.change_id, "bob", POLICY)
     assert gone.value.code == "no_such_change"
+
+
+def test_the_same_proposal_sent_again_is_the_change_that_waits() -> None:
+    state = opened()
+    [proposed] = decide(state, command(limits=limits(maximum=90_000)))
+    state = apply(state, [proposed])
+    assert decide(state, command(limits=limits(maximum=90_000))) == []
+    assert state.pending_change is not None
+    assert proposed_again(
+        state, table_config(command(limits=limits(maximum=90_000)), POLICY)[0], "alice"
+    )
+    for other, actor in (
+        (command(limits=limits(maximum=90_000)), "carol"),
+        (command(limits=limits(maximum=80_000)), "alice"),
+    ):
+        with pytest.raises(RoundConflictError) as pending:
+            decide(state, other, actor)
+        assert pending.value.code == "change_pending"
 
 
 # ------------------------------------------------------------------ an exposed card

@@ -518,6 +518,12 @@ class Studio:
                     f"/tables/{table_id}/changes/{change_id}/approve",
                     headers={"X-Api-Key": SECOND_SUPERVISOR_KEY},
                 )
+                if _code(approved) == "no_such_change":  # approved by the request sent again
+                    table = await self.call(
+                        "GET", "table", f"/tables/{table_id}", headers={"X-Api-Key": SUPERVISOR_KEY}
+                    )
+                    if table.status_code == 200 and table.json()["status"] == "open":
+                        continue
                 _expect(approved, 200)
 
     async def enrol(self, table_id: str) -> None:

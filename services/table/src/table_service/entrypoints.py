@@ -329,7 +329,8 @@ async def open_table(
     """Open a table (201), or give it a new configuration from its next round (200; nothing
     changes when it is already open with exactly this one). Limits or a pay table not
     approved for this table before (a new table, a reopening or a change with other terms)
-    are only proposed (202, `pending_change`): another supervisor approves them. Refused
+    are only proposed (202, `pending_change`): another supervisor approves them; the same
+    proposal sent again by its proposer answers 202 with the change that waits. Refused
     (422) above the RTP ceiling."""
     holder.require_table(body.table_id, "/tables")
     command = OpenTable(

@@ -73,7 +73,9 @@ from .domain.decisions import (
     decide_video_lost,
     decide_video_restored,
     decide_void_result,
+    proposed_again,
     refuse_unknown_table,
+    table_config,
 )
 from .domain.results import RoundRecord, ended_rounds, replay_results, round_number_in
 from .domain.scanners import screen_scan
@@ -221,7 +223,12 @@ class TableService:
 
         state, _ = await self.execute(command.table_id, decide)
         pending = state.pending_change
-        proposed = change_id if pending is not None and pending.change_id == change_id else None
+        proposed = None
+        if pending is not None and (
+            pending.change_id == change_id
+            or proposed_again(state, table_config(command, self.policy)[0], actor)
+        ):
+            proposed = pending.change_id
         return Opened(state, created and state.status is TableStatus.OPEN, proposed)
 
     async def approve_change(self, table_id: str, change_id: UUID, actor: str) -> TableState:

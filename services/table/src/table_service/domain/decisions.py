@@ -172,8 +172,58 @@ def decide_open_table(
     change_id: UUID,
 ) -> list[Event]:
     """`TableOpened` (a new table, a reopening, or a new configuration from the next round);
-    nothing when the table is already open with exactly this configuration; or, when it
-    needs a second supervisor (`needs_approval`), `ConfigChangeProposed` as `change_id`."""
+    nothing when the table is already open with exactly this configuration, or when `actor`
+    proposes again exactly the change that waits (`proposed_again`: a request sent again);
+    or, when it needs a second supervisor (`needs_approval`), `ConfigChangeProposed` as
+    `change_id`."""
+    config, rtp = table_config(command, policy)
+    if state.status is TableStatus.OPEN and state.config == config:
+        return []
+    if needs_approval(state, config):
+        if proposed_again(state, config, actor):
+            return []
+        if state.pending_change is not None:
+            raise RoundConflictError(
+                "change_pending",
+                f"change {state.pending_change.change_id} by"
+                f" {state.pending_change.proposed_by} waits for approval; approve or reject"
+                " it first",
+                change_id=str(state.pending_change.change_id),
+            )
+        return [
+            ConfigChangeProposed(
+                table_id=command.table_id,
+                change_id=change_id,
+                name=config.name,
+                betting_seconds=config.betting_seconds,
+                result_pause_seconds=config.result_pause_seconds,
+                limits=config.limits,
+                paytable=config.paytable,
+                rtp=cast(dict[BetTypeName, str], rtp),
+                actor=actor,
+            )
+        ]
+    return [
+        TableOpened(
+            table_id=command.table_id,
+            name=config.name,
+            betting_seconds=config.betting_seconds,
+            result_pause_seconds=config.result_pause_seconds,
+            limits=config.limits,
+            paytable=config.paytable,
+            actor=actor,
+        )
+    ]
+
+
+def proposed_again(state: TableState, config: TableConfig, actor: str) -> bool:
+    """The change that waits is exactly `config`, proposed by `actor`."""
+    pending = state.pending_change
+    return pending is not None and pending.proposed_by == actor and pending.config == config
+
+
+def table_config(command: OpenTable, policy: ConfigPolicy) -> tuple[TableConfig, Mapping[str, str]]:
+    """The configuration `command` asks for, checked, and its RTP per bet type."""
     if not TABLE_ID_PATTERN.match(command.table_id):
         raise InvalidTableConfigError(
             "invalid_table_id",
@@ -208,41 +258,7 @@ def decide_open_table(
         limits=limits,
         paytable=paytable,
     )
-    if state.status is TableStatus.OPEN and state.config == config:
-        return []
-    if needs_approval(state, config):
-        if state.pending_change is not None:
-            raise RoundConflictError(
-                "change_pending",
-                f"change {state.pending_change.change_id} by"
-                f" {state.pending_change.proposed_by} waits for approval; approve or reject"
-                " it first",
-                change_id=str(state.pending_change.change_id),
-            )
-        return [
-            ConfigChangeProposed(
-                table_id=command.table_id,
-                change_id=change_id,
-                name=config.name,
-                betting_seconds=config.betting_seconds,
-                result_pause_seconds=config.result_pause_seconds,
-                limits=limits,
-                paytable=paytable,
-                rtp=cast(dict[BetTypeName, str], rtp),
-                actor=actor,
-            )
-        ]
-    return [
-        TableOpened(
-            table_id=command.table_id,
-            name=config.name,
-            betting_seconds=config.betting_seconds,
-            result_pause_seconds=config.result_pause_seconds,
-            limits=limits,
-            paytable=paytable,
-            actor=actor,
-        )
-    ]
+    return config, rtp
 
 
 def needs_approval(state: TableState, config: TableConfig) -> bool:
