@@ -145,12 +145,14 @@ async def reference_operator(
             await serving
 
 
-def seamless_settings(wallet_settings: WalletSettings, keys: Keys) -> WalletSettings:
+def seamless_settings(
+    wallet_settings: WalletSettings, keys: Keys, sender_interval: float = 0.05
+) -> WalletSettings:
     return wallet_settings.model_copy(
         update={
             "seamless_signing_key_file": str(keys.game_key_file),
             "seamless_config_cache_seconds": 0.0,
-            "seamless_sender_interval_seconds": 0.05,
+            "seamless_sender_interval_seconds": sender_interval,
             "seamless_recovery_margin_seconds": 0.5,
         }
     )
@@ -220,10 +222,11 @@ async def seamless_game(
     operator_database: str,
     round_id: str,
     timeout: float = 2.0,
+    sender_interval: float = 0.05,
 ) -> AsyncIterator[Game]:
     """operator-1 seamless through the reference operator, the wallet running, `round_id`
     open for betting, and a new player of the operator's."""
-    settings = seamless_settings(wallet_settings, keys)
+    settings = seamless_settings(wallet_settings, keys, sender_interval)
     async with (
         reference_operator(operator_database, keys) as operator,
         wallet(settings) as client,

@@ -266,3 +266,19 @@ async def test_an_owed_call_is_leased_for_its_operators_timeout_and_a_margin_onl
         margin = settings.seamless_lease_margin_seconds
         assert 0 < lease <= 3.0 + margin
         await call_done(settings, slip_id, "win")
+
+
+async def test_a_win_owed_by_a_payment_is_sent_at_once_not_at_the_sender_s_next_look(
+    wallet_settings: WalletSettings, keys: Keys, operator_database: str
+) -> None:
+    # the sender looks for due calls every 60 s; the eventual wait below gives up after 30
+    async with seamless_game(
+        wallet_settings, keys, operator_database, "T1-000104", sender_interval=60
+    ) as game:
+        settings, _, client, user, token = game
+        taken = await slip(client, user, token, "T1-000104", [("player_a", 1_000)])
+        assert taken.status_code == 201, taken.text
+        await close_betting(settings, "T1-000104")
+        await close_round(settings, client, "T1-000104", CARDS)
+        await settle(settings, "T1-000104", [taken.json()], cancelled=False)
+        await call_done(settings, taken.json()["slip_id"], "win")

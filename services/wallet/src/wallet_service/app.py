@@ -46,9 +46,10 @@ from .transaction_entrypoints import router as transaction_router
 async def wire(kernel: Kernel[WalletSettings]) -> Wiring:
     settings = kernel.settings
     rounds = RoundRecorder(kernel.store)
-    payer = SettlementPayer(kernel.store)
-    corrector = ReversalCorrector(kernel.store)
     wallet = Wallet(kernel.pool, kernel.store, settings)
+    # a payment that owes operators wins or rollbacks wakes this instance's sender
+    payer = SettlementPayer(kernel.store, on_owed=wallet.sender.wake)
+    corrector = ReversalCorrector(kernel.store)
     return Wiring(
         subscriptions={
             TABLE_EVENTS: {

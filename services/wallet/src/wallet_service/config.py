@@ -120,8 +120,9 @@ class WalletSettings(InfrastructureSettings):
         default=0.2,
         gt=0,
         le=60,
-        description="How often the sender looks for owed wins and rollbacks that are due, and"
-        " the recovery loop for pending slips whose outcome is unknown.",
+        description="How often the sender looks for owed wins and rollbacks that are due (a"
+        " payment that owes some wakes its instance's sender at once), and the recovery loop"
+        " for pending slips whose outcome is unknown.",
     )
     seamless_sender_batch: int = Field(
         default=500,

@@ -20,7 +20,7 @@ import asyncpg
 
 from teenpatti.events.catalog import BetsSettled
 from teenpatti.eventsourcing import AsyncpgEventStore, StreamAppend
-from teenpatti.eventsourcing.consumer import AfterCommit, NotYetError
+from teenpatti.eventsourcing.consumer import AfterCommit, NotYetError, all_of
 from teenpatti.kernel import Received
 from teenpatti.observability.metrics import ROUND_CLOSED_TO_PAID, seconds_between
 
@@ -53,10 +53,15 @@ class SettlementPayer:
     """The handler of settlement's parts, taking a batch of them in the order they came."""
 
     def __init__(
-        self, store: AsyncpgEventStore, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+        self,
+        store: AsyncpgEventStore,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        on_owed: Callable[[], None] = lambda: None,
     ) -> None:
         self._store = store
         self._clock = clock
+        # told once a payment that owes operators wins or rollbacks has committed
+        self._on_owed = on_owed
 
     async def bets_settled(
         self, connection: asyncpg.Connection, received: list[Received[BetsSettled]]
@@ -113,14 +118,22 @@ class SettlementPayer:
         payment = pay(plan, before, unheld)
         await db.record_ledger(connection, payment.ledger)
         await db.mark_paid_many(connection, payment.paid, self._clock())
-        if seamless:
-            await _owe_wins(connection, seamless, rounds)
+        owed = await _owe_wins(connection, seamless, rounds) if seamless else 0
         await self._append(connection, payment.runs, versions)
         # a transfer player's balance after its round's payment, for its last games
         await games_db.record_balances_after(connection, balances_after(payment.runs))
         paid_rounds = [parts[place].round_id for place in sorted({p for p, _ in plan.paying})]
         closed_at = await db.rounds_closed_at(connection, set(paid_rounds))
-        return self._time_payment([closed_at[r] for r in paid_rounds if r in closed_at])
+        timed = self._time_payment([closed_at[r] for r in paid_rounds if r in closed_at])
+        return all_of([self._tell_owed() if owed else None, timed])
+
+    def _tell_owed(self) -> AfterCommit:
+        """Tell the sender, once the payment committed, that it owes operators calls."""
+
+        async def tell() -> None:
+            self._on_owed()
+
+        return tell
 
     def _time_payment(self, closed_at: list[datetime]) -> AfterCommit | None:
         """Time each part paid from its round's RoundClosed, once the payment committed."""
@@ -178,10 +191,10 @@ async def _owe_wins(
     connection: asyncpg.Connection,
     seamless: Sequence[tuple[HeldBet, str]],
     rounds: Mapping[str, HeldRound],
-) -> None:
+) -> int:
     """The seamless hand-off: the wins (or a cancelled round's rollbacks) owed to the
     operators for the bets paid, recorded for the sender (`sender.py`). Owed in the
-    payment's transaction: committed with it, or neither."""
+    payment's transaction: committed with it, or neither. The number of calls owed."""
     by_slip: set[UUID] = set()
     by_round: set[seamless_db.PlayerRound] = set()
     for bet, win_per in seamless:
@@ -190,4 +203,4 @@ async def _owe_wins(
             by_round.add((bet.operator_id, bet.player_id, bet.round_id))
         else:
             by_slip.add(bet.slip_id)
-    await seamless_db.owe_settlement(connection, by_slip, by_round)
+    return await seamless_db.owe_settlement(connection, by_slip, by_round)

@@ -6,7 +6,6 @@ crashed instance. What a person must see of them: `GET /problems` and two gauges
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import random
 from collections.abc import Awaitable, Callable
@@ -48,6 +47,13 @@ class OwedCallSender:
         self._settings = settings
         self._operators = operators
         self._clock = clock
+        # set when this instance has just owed calls: the sender claims them at once
+        self._owed = asyncio.Event()
+
+    def wake(self) -> None:
+        """Calls were just owed (their transaction committed): claim them now rather than
+        at the next look (`seamless_sender_interval_seconds`)."""
+        self._owed.set()
 
     async def run(self, stopping: asyncio.Event) -> None:
         """The sender of owed wins and rollbacks, and the recovery of abandoned slips: on
@@ -89,7 +95,7 @@ class OwedCallSender:
                         due = []
                     in_flight.update(asyncio.create_task(self._attempt(row)) for row in due)
                 if not in_flight:
-                    await _pause(stopping, settings.seamless_sender_interval_seconds)
+                    await self._idle(stopping, settings.seamless_sender_interval_seconds)
                     continue
                 done, in_flight = await asyncio.wait(
                     in_flight,
@@ -105,6 +111,12 @@ class OwedCallSender:
                 ended += (task.result() for task in done)
             if ended:
                 await self._record(ended)
+
+    async def _idle(self, stopping: asyncio.Event, seconds: float) -> None:
+        """Nothing in flight: wait for the next look, for calls owed here (`wake`), or for
+        the end."""
+        await _pause(stopping, seconds, self._owed)
+        self._owed.clear()
 
     async def _step(self, step: Awaitable[_T]) -> _T:
         """A database step of the sender or the recovery, given up past its time limit."""
@@ -333,6 +345,11 @@ async def owed_call_age_gauges(pool: asyncpg.Pool) -> dict[tuple[str, ...], floa
     }
 
 
-async def _pause(stopping: asyncio.Event, seconds: float) -> None:
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(stopping.wait(), seconds)
+async def _pause(stopping: asyncio.Event, seconds: float, *also: asyncio.Event) -> None:
+    """`seconds`, or less once `stopping` or any event of `also` is set."""
+    waits = [asyncio.ensure_future(event.wait()) for event in (stopping, *also)]
+    try:
+        await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()
