@@ -79,6 +79,12 @@ async def test_a_device_takes_two_supervisors_and_no_answer_holds_its_credential
         )
         assert (again.status_code, again.json()["code"]) == (409, "change_pending")
         assert again.json()["change_id"] == change["change_id"]
+        # its proposer sending it again (the first answer lost): the same change, nothing new
+        repeated = await post(
+            "/devices", SUPERVISOR, proposal | {"credential_hash": secret.credential_hash}
+        )
+        assert repeated.status_code == 202, repeated.text
+        assert repeated.json() == change
 
         own = await post(approve, SUPERVISOR, {"fingerprint": secret.fingerprint})
         assert (own.status_code, own.json()["code"]) == (403, "same_supervisor")

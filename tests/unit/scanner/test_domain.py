@@ -42,6 +42,7 @@ from scanner_gateway.domain import (
     parse_stream_bytes,
     parse_stream_message,
     propose,
+    proposed_again,
     recordable,
     register,
     reject,
@@ -238,6 +239,25 @@ def test_a_rotation_is_proposed_for_the_devices_own_table() -> None:
         CHANGE_ID, DEVICE, None, "scanner-1", None, credential_hash_of("new"), "supervisor-1"
     )
     assert (event.kind, event.table_id, proposed.kind) == ("rotate", "T1", "rotate")
+
+
+def test_the_same_proposal_sent_again_by_its_proposer_is_the_change_that_waits() -> None:
+    _, waiting = propose(
+        CHANGE_ID, None, None, "scanner-1", "T1", credential_hash_of("new"), "supervisor-1"
+    )
+    _, rotation = propose(
+        CHANGE_ID, DEVICE, None, "scanner-1", None, credential_hash_of("new"), "supervisor-1"
+    )
+    assert proposed_again(waiting, "T1", credential_hash_of("new"), "supervisor-1")
+    assert proposed_again(rotation, None, credential_hash_of("new"), "supervisor-1")
+    for table_id, credential, actor in (
+        ("T1", credential_hash_of("new"), "supervisor-2"),  # another supervisor
+        ("T1", credential_hash_of("other"), "supervisor-1"),  # another credential
+        ("T2", credential_hash_of("new"), "supervisor-1"),  # another table
+        (None, credential_hash_of("new"), "supervisor-1"),  # a rotation, not this registration
+    ):
+        assert not proposed_again(waiting, table_id, credential, actor)
+    assert not proposed_again(rotation, "T1", credential_hash_of("new"), "supervisor-1")
 
 
 @pytest.mark.parametrize(

@@ -315,6 +315,20 @@ def propose(
     return event, change
 
 
+def proposed_again(
+    pending: DeviceChange, table_id: str | None, credential_hash: str, actor: str
+) -> bool:
+    """The change that waits is exactly this proposal, by the same supervisor: a request sent
+    again after its answer was lost, answered with the change rather than refused."""
+    same_table = pending.kind == "rotate" if table_id is None else pending.table_id == table_id
+    return (
+        same_table
+        and (pending.kind == "register") == (table_id is not None)
+        and pending.credential_hash == credential_hash
+        and pending.proposed_by == actor
+    )
+
+
 def check_approval(
     change: DeviceChange, approver: str, fingerprint: str, dealing: str | None
 ) -> None:

@@ -283,7 +283,8 @@ async def propose_device(
     body: DeviceProposal, gateway: GatewayDep, supervisor: Supervisor
 ) -> DeviceChangePublic:
     """Propose a device for a table, with the hash of the credential it made: nothing is
-    active until another supervisor approves it (decision 0085)."""
+    active until another supervisor approves it (decision 0085). The same proposal sent
+    again by its proposer while it waits answers 202 with the change that waits."""
     supervisor.require_table(body.table_id, "/devices")
     await _require_device_scope(gateway, supervisor, body.device_id, "/devices")  # a move
     change = await gateway.propose_change(

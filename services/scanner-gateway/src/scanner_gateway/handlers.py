@@ -40,6 +40,7 @@ from scanner_gateway.domain import (
     evolve,
     is_valid_id,
     propose,
+    proposed_again,
     register,
     reject,
     rescan_answer,
@@ -109,15 +110,26 @@ class Gateway:
     ) -> db.ChangeRow:
         """A registration to `table_id` (or, without one, a rotation) of the device with the
         credential it made, of which only the hash is given: recorded, nothing active until
-        another supervisor approves it (decision 0085)."""
+        another supervisor approves it (decision 0085). The same proposal sent again by its
+        proposer while it waits is answered with it."""
         async with self._pool.acquire() as connection, connection.transaction():
             version = await self._store.lock_stream(
                 stream_of_device(device_id), connection=connection
             )
             device = await db.load_device(connection, device_id, lock=False)
             pending = await db.pending_change_of(connection, device_id)
+            if pending is not None and proposed_again(pending, table_id, credential_hash, actor):
+                waiting = await db.find_change(connection, pending.change_id)
+                assert waiting is not None
+                return waiting
             event, change = propose(
-                uuid4(), device, pending, device_id, table_id, credential_hash, actor
+                uuid4(),
+                device,
+                None if pending is None else pending.change_id,
+                device_id,
+                table_id,
+                credential_hash,
+                actor,
             )
             now = await db.clock(connection)
             await self._append(connection, stream_of_device(device_id), version, event, now)

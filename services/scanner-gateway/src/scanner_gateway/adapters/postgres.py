@@ -204,13 +204,14 @@ async def insert_change(connection: asyncpg.Connection, change: DeviceChange, at
     )
 
 
-async def pending_change_of(connection: asyncpg.Connection, device_id: str) -> UUID | None:
+async def pending_change_of(connection: asyncpg.Connection, device_id: str) -> DeviceChange | None:
     """The change waiting for the device, if any."""
-    found: UUID | None = await connection.fetchval(
-        "SELECT change_id FROM device_changes WHERE device_id = $1 AND status = 'pending'",
+    row = await connection.fetchrow(
+        "SELECT change_id, device_id, table_id, kind, credential_hash, proposed_by"
+        " FROM device_changes WHERE device_id = $1 AND status = 'pending'",
         device_id,
     )
-    return found
+    return None if row is None else DeviceChange(**dict(row))
 
 
 async def find_change(
